@@ -1,0 +1,9 @@
+/**
+ * Bun adapter for fusestreams.
+ *
+ * Re-exports the complete public API of `fusestreams`. Bun-specific extras will
+ * be added here.
+ *
+ * @module
+ */
+export * from "../../mod.ts";

@@ -1,0 +1,136 @@
+/**
+ * The ReadableStream async iterator (Streams §4.2.5 and WebIDL asynchronous iterator objects).
+ * @module
+ */
+import { defineInterface } from "../shared/interface.ts";
+import {
+  NativePromise,
+  ObjectGetPrototypeOf,
+  ObjectSetPrototypeOf,
+  PromisePrototypeThen,
+  PromiseReject,
+  PromiseResolve,
+} from "../shared/primordials.ts";
+import { typeError } from "../shared/webidl.ts";
+import {
+  ReadableStreamDefaultReaderRead,
+  ReadableStreamReaderGenericCancel,
+  ReadableStreamReaderRelease,
+} from "./reader-ops.ts";
+import type { ReaderInternal, ReadRequest } from "./stream-internal.ts";
+
+const END = Symbol("end of iteration");
+
+class IteratorState {
+  readonly reader: ReaderInternal;
+  readonly preventCancel: boolean;
+  ongoing: Promise<IteratorResult<unknown>> | null = null;
+  finished = false;
+  constructor(reader: ReaderInternal, preventCancel: boolean) {
+    this.reader = reader;
+    this.preventCancel = preventCancel;
+  }
+}
+
+/** "Get the next iteration result" (§4.2.5). */
+function getNextIterationResult(state: IteratorState): Promise<unknown> {
+  const reader = state.reader;
+  return new NativePromise((resolve, reject) => {
+    const request: ReadRequest = {
+      chunkSteps: (chunk) => resolve(chunk),
+      closeSteps: () => {
+        ReadableStreamReaderRelease(reader);
+        resolve(END);
+      },
+      errorSteps: (e) => {
+        ReadableStreamReaderRelease(reader);
+        reject(e);
+      },
+    };
+    ReadableStreamDefaultReaderRead(reader, request);
+  });
+}
+
+function nextSteps(state: IteratorState): Promise<IteratorResult<unknown>> {
+  if (state.finished) return PromiseResolve({ value: undefined, done: true });
+  return PromisePrototypeThen(
+    getNextIterationResult(state),
+    (next: unknown): IteratorResult<unknown> => {
+      state.ongoing = null;
+      if (next === END) {
+        state.finished = true;
+        return { value: undefined, done: true };
+      }
+      return { value: next, done: false };
+    },
+    (reason: unknown): never => {
+      state.ongoing = null;
+      state.finished = true;
+      throw reason;
+    },
+  );
+}
+
+/** The asynchronous iterator return steps (§4.2.5). */
+function returnSteps(state: IteratorState, value: unknown): Promise<unknown> {
+  if (state.finished) return PromiseResolve({ value, done: true });
+  state.finished = true;
+  const reader = state.reader;
+  if (!state.preventCancel) {
+    const result = ReadableStreamReaderGenericCancel(reader, value);
+    ReadableStreamReaderRelease(reader);
+    return result;
+  }
+  ReadableStreamReaderRelease(reader);
+  return PromiseResolve(undefined);
+}
+
+let createIterator: (state: IteratorState) => ReadableStreamAsyncIterator;
+
+/** The async iterator returned by ReadableStream's values() and [Symbol.asyncIterator](). */
+export class ReadableStreamAsyncIterator<R = unknown> {
+  #state: IteratorState;
+
+  private constructor(state: IteratorState) {
+    this.#state = state;
+  }
+
+  static {
+    createIterator = (state) => new ReadableStreamAsyncIterator(state);
+  }
+
+  /** Reads the next chunk. */
+  next(): Promise<IteratorResult<R, undefined>> {
+    if (typeof this !== "object" || this === null || !(#state in this)) {
+      return PromiseReject(typeError("Illegal invocation: not a ReadableStream async iterator"));
+    }
+    const state = this.#state;
+    const ongoing = state.ongoing;
+    const step = (): Promise<IteratorResult<unknown>> => nextSteps(state);
+    state.ongoing = ongoing !== null ? PromisePrototypeThen(ongoing, step, step) : nextSteps(state);
+    return state.ongoing as Promise<IteratorResult<R, undefined>>;
+  }
+
+  /** Stops iterating; cancels the stream unless preventCancel was given. */
+  return(value: unknown = undefined): Promise<IteratorResult<R, undefined>> {
+    if (typeof this !== "object" || this === null || !(#state in this)) {
+      return PromiseReject(typeError("Illegal invocation: not a ReadableStream async iterator"));
+    }
+    const state = this.#state;
+    const ongoing = state.ongoing;
+    const step = (): Promise<unknown> => returnSteps(state, value);
+    const after = ongoing !== null ? PromisePrototypeThen(ongoing, step, step) : returnSteps(state, value);
+    state.ongoing = after as Promise<IteratorResult<unknown>>;
+    return PromisePrototypeThen(after, () => ({ value, done: true })) as Promise<IteratorResult<R, undefined>>;
+  }
+}
+// `return` takes one argument in WebIDL.
+Object.defineProperty(ReadableStreamAsyncIterator.prototype.return, "length", { value: 1 });
+defineInterface(ReadableStreamAsyncIterator, "ReadableStream AsyncIterator");
+const AsyncIteratorPrototype = ObjectGetPrototypeOf(ObjectGetPrototypeOf(async function* () {}).prototype) as object;
+ObjectSetPrototypeOf(ReadableStreamAsyncIterator.prototype, AsyncIteratorPrototype);
+
+/** Creates the iterator for a reader already acquired on the stream. */
+export function CreateReadableStreamAsyncIterator(reader: ReaderInternal, preventCancel: boolean): ReadableStreamAsyncIterator {
+  return createIterator(new IteratorState(reader, preventCancel));
+}

@@ -1,0 +1,104 @@
+/**
+ * ReadableStreamBYOBReader (Streams §4.4).
+ * @module
+ */
+import { convertArrayBufferView, IsDetachedBuffer, arrayBufferByteLength, typedArrayTag, viewBuffer } from "../shared/buffers.ts";
+import { defineInterface } from "../shared/interface.ts";
+import { PromiseReject } from "../shared/primordials.ts";
+import { convertDictionary, convertEnforceRangeULongLong, rangeError, typeError } from "../shared/webidl.ts";
+import { toReadableStreamInternal } from "./brand.ts";
+import { PromiseReadRequest, type ReadResult } from "./read-requests.ts";
+import {
+  AcquireReadableStreamBYOBReader,
+  ReadableStreamBYOBReaderRead,
+  ReadableStreamReaderGenericCancel,
+  ReadableStreamReaderRelease,
+} from "./reader-ops.ts";
+import type { ReaderInternal } from "./stream-internal.ts";
+import type { ReadableStream } from "./readable-stream.ts";
+
+let getReader: (x: unknown) => ReaderInternal | undefined;
+
+function illegal(): TypeError {
+  return typeError("Illegal invocation: not a ReadableStreamBYOBReader");
+}
+
+/** Options of ReadableStreamBYOBReader.read(). */
+export interface ReadableStreamBYOBReaderReadOptions {
+  /** The minimum number of elements to read before fulfilling (default 1). */
+  min?: number;
+}
+
+const TypedArrayLengthGetter = Object.getOwnPropertyDescriptor(
+  Object.getPrototypeOf(Uint8Array.prototype) as object,
+  "length",
+)!.get!;
+
+/** A reader that reads bytes into buffers supplied by the consumer (§4.4). */
+export class ReadableStreamBYOBReader {
+  #r: ReaderInternal;
+
+  /** Locks the readable byte stream `stream`. Throws a TypeError if it is locked or not a byte stream. */
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.#r = AcquireReadableStreamBYOBReader(toReadableStreamInternal(stream, "Argument 1"));
+  }
+
+  static {
+    getReader = (x) => (typeof x === "object" && x !== null && #r in x ? (x as ReadableStreamBYOBReader).#r : undefined);
+  }
+
+  /** Fulfills when the stream closes, rejects when it errors or the lock is released. */
+  get closed(): Promise<undefined> {
+    const r = getReader(this);
+    if (r === undefined) return PromiseReject(illegal());
+    return r.closed.promise;
+  }
+
+  /** Cancels the stream. */
+  cancel(reason: unknown = undefined): Promise<undefined> {
+    const r = getReader(this);
+    if (r === undefined) return PromiseReject(illegal());
+    if (r.stream === undefined) return PromiseReject(typeError("Cannot cancel a stream using a released reader"));
+    return ReadableStreamReaderGenericCancel(r, reason);
+  }
+
+  /** Reads bytes into `view` (whose buffer is transferred) and fulfills with a view of what was read. */
+  read<T extends ArrayBufferView>(view: T, options: ReadableStreamBYOBReaderReadOptions | undefined = undefined): Promise<ReadResult<T>> {
+    const r = getReader(this);
+    if (r === undefined) return PromiseReject(illegal());
+    let v: ArrayBufferView;
+    let min = 1;
+    try {
+      v = convertArrayBufferView(view, "view");
+      const dict = convertDictionary(options, "options");
+      if (dict !== undefined && dict.min !== undefined) min = convertEnforceRangeULongLong(dict.min, "options.min");
+    } catch (e) {
+      return PromiseReject(e);
+    }
+    if (v.byteLength === 0) return PromiseReject(typeError("view must have non-zero byteLength"));
+    const buffer = viewBuffer(v);
+    if (arrayBufferByteLength(buffer) === 0) return PromiseReject(typeError("view's buffer must have non-zero byteLength"));
+    if (IsDetachedBuffer(buffer)) return PromiseReject(typeError("view's buffer has been detached"));
+    if (min === 0) return PromiseReject(typeError("options.min must be greater than 0"));
+    if (typedArrayTag(v) !== undefined) {
+      if (min > (Reflect.apply(TypedArrayLengthGetter, v, []) as number)) {
+        return PromiseReject(rangeError("options.min must be less than or equal to view's length"));
+      }
+    } else if (min > v.byteLength) {
+      return PromiseReject(rangeError("options.min must be less than or equal to view's byteLength"));
+    }
+    if (r.stream === undefined) return PromiseReject(typeError("Cannot read from a released reader"));
+    const request = new PromiseReadRequest();
+    ReadableStreamBYOBReaderRead(r, v, min, request);
+    return request.promise as Promise<ReadResult<T>>;
+  }
+
+  /** Releases the lock; pending reads reject with a TypeError. */
+  releaseLock(): void {
+    const r = getReader(this);
+    if (r === undefined) throw illegal();
+    if (r.stream === undefined) return;
+    ReadableStreamReaderRelease(r);
+  }
+}
+defineInterface(ReadableStreamBYOBReader, "ReadableStreamBYOBReader");

@@ -1,0 +1,803 @@
+/**
+ * ReadableByteStreamController and its abstract operations (Streams §4.7, §4.9.5).
+ * Queue entries are Uint8Array views over transferred buffers: the view a default read hands out is the
+ * one created at enqueue time (FP-BYTE-VIEW), so a chunk costs no extra record object.
+ * @module
+ */
+import {
+  CanTransferArrayBuffer,
+  cloneArrayBuffer,
+  convertArrayBufferView,
+  copyDataBlockBytes,
+  IsDetachedBuffer,
+  arrayBufferByteLength,
+  TransferArrayBuffer,
+  typedArrayTag,
+  viewBuffer,
+} from "../shared/buffers.ts";
+import { defineInterface } from "../shared/interface.ts";
+import {
+  MathMin,
+  NativeArrayBuffer,
+  NativeDataView,
+  NativeUint8Array,
+  PromisePrototypeThen,
+  PromiseResolve,
+  queueMicrotask,
+  ReflectApply,
+} from "../shared/primordials.ts";
+import type { AlgorithmResult } from "../shared/promise.ts";
+import { RingQueue } from "../shared/queue.ts";
+import { convertEnforceRangeULongLong, rangeError, typeError } from "../shared/webidl.ts";
+import { UnderlyingSourceAlgorithms, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
+import {
+  CLOSED,
+  ERRORED,
+  IsReadableStreamLocked,
+  NO_CHUNK,
+  READABLE,
+  ReadableStreamAddRequest,
+  ReadableStreamClose,
+  ReadableStreamError,
+  ReadableStreamFulfillReadIntoRequest,
+  ReadableStreamFulfillReadRequest,
+  ReadableStreamGetNumRequests,
+  ReadableStreamHasBYOBReader,
+  ReadableStreamHasDefaultReader,
+  type ReadableControllerInternal,
+  type ReadableStreamInternal,
+  type ReadIntoRequest,
+  type ReadRequest,
+} from "./stream-internal.ts";
+
+type ViewConstructor = new (buffer: ArrayBuffer, byteOffset: number, length: number) => ArrayBufferView;
+
+const ELEMENT_SIZES: Record<string, number> = {
+  Int8Array: 1,
+  Uint8Array: 1,
+  Uint8ClampedArray: 1,
+  Int16Array: 2,
+  Uint16Array: 2,
+  Float16Array: 2,
+  Int32Array: 4,
+  Uint32Array: 4,
+  Float32Array: 4,
+  Float64Array: 8,
+  BigInt64Array: 8,
+  BigUint64Array: 8,
+};
+const VIEW_CONSTRUCTORS: Record<string, ViewConstructor> = {};
+for (const name of Object.keys(ELEMENT_SIZES)) {
+  const ctor = (globalThis as unknown as Record<string, ViewConstructor | undefined>)[name];
+  if (ctor !== undefined) VIEW_CONSTRUCTORS[name] = ctor;
+}
+
+/** A pull-into descriptor (§4.7.2). */
+export interface PullIntoDescriptor {
+  buffer: ArrayBuffer;
+  bufferByteLength: number;
+  byteOffset: number;
+  byteLength: number;
+  bytesFilled: number;
+  minimumFill: number;
+  elementSize: number;
+  viewConstructor: ViewConstructor;
+  readerType: "default" | "byob" | "none";
+}
+
+/** Internal state of a ReadableByteStreamController (§4.7.2 internal slots). */
+export class ByteControllerInternal implements ReadableControllerInternal {
+  readonly isByte = true;
+  stream!: ReadableStreamInternal;
+  autoAllocateChunkSize: number | undefined = undefined;
+  byobRequest: ReadableStreamBYOBRequest | null = null;
+  closeRequested = false;
+  pullAgain = false;
+  pulling = false;
+  started = false;
+  pendingPullIntos: RingQueue<PullIntoDescriptor> = new RingQueue();
+  queue: RingQueue<Uint8Array> = new RingQueue();
+  queueTotalSize = 0;
+  strategyHWM = 0;
+  algorithms: SourceAlgorithms | undefined = undefined;
+  pub: ReadableByteStreamController | undefined = undefined;
+  onPullFulfilled: (() => void) | undefined = undefined;
+  onPullRejected: ((e: unknown) => void) | undefined = undefined;
+
+  cancelSteps(reason: unknown): AlgorithmResult {
+    ReadableByteStreamControllerClearPendingPullIntos(this);
+    ResetQueue(this);
+    const result = this.algorithms!.cancel(reason);
+    ReadableByteStreamControllerClearAlgorithms(this);
+    return result;
+  }
+
+  readSync(): unknown {
+    if (this.queueTotalSize === 0) return NO_CHUNK;
+    const entry = this.queue.shift();
+    this.queueTotalSize -= entry.byteLength;
+    ReadableByteStreamControllerHandleQueueDrain(this);
+    return entry; // FP-BYTE-VIEW
+  }
+
+  pullSteps(readRequest: ReadRequest): void {
+    const stream = this.stream;
+    if (this.queueTotalSize > 0) {
+      ReadableByteStreamControllerFillReadRequestFromQueue(this, readRequest);
+      return;
+    }
+    const autoAllocateChunkSize = this.autoAllocateChunkSize;
+    if (autoAllocateChunkSize !== undefined) {
+      let buffer: ArrayBuffer;
+      try {
+        buffer = new NativeArrayBuffer(autoAllocateChunkSize);
+      } catch (e) {
+        readRequest.errorSteps(e);
+        return;
+      }
+      this.pendingPullIntos.push({
+        buffer,
+        bufferByteLength: autoAllocateChunkSize,
+        byteOffset: 0,
+        byteLength: autoAllocateChunkSize,
+        bytesFilled: 0,
+        minimumFill: 1,
+        elementSize: 1,
+        viewConstructor: NativeUint8Array as unknown as ViewConstructor,
+        readerType: "default",
+      });
+    }
+    ReadableStreamAddRequest(stream, readRequest);
+    ReadableByteStreamControllerCallPullIfNeeded(this);
+  }
+
+  releaseSteps(): void {
+    const pending = this.pendingPullIntos;
+    if (pending.size > 0) {
+      const first = pending.peek();
+      first.readerType = "none";
+      if (pending.size > 1) {
+        const only = new RingQueue<PullIntoDescriptor>();
+        only.push(first);
+        this.pendingPullIntos = only;
+      }
+    }
+  }
+
+  /** ReadableByteStreamControllerPullInto(controller, view, min, readIntoRequest). */
+  pullInto(view: ArrayBufferView, min: number, readIntoRequest: ReadIntoRequest): void {
+    ReadableByteStreamControllerPullInto(this, view, min, readIntoRequest);
+  }
+}
+
+function ResetQueue(c: ByteControllerInternal): void {
+  c.queue.clear();
+  c.queueTotalSize = 0;
+}
+
+/** ReadableByteStreamControllerCallPullIfNeeded(controller). */
+export function ReadableByteStreamControllerCallPullIfNeeded(c: ByteControllerInternal): void {
+  if (!ReadableByteStreamControllerShouldCallPull(c)) return;
+  if (c.pulling) {
+    c.pullAgain = true;
+    return;
+  }
+  c.pulling = true;
+  const result = c.algorithms!.pull();
+  if (result === undefined) {
+    queueMicrotask(c.onPullFulfilled ??= makePullFulfilled(c)); // FP-SYNC-ALGO
+  } else {
+    PromisePrototypeThen(
+      result,
+      c.onPullFulfilled ??= makePullFulfilled(c),
+      c.onPullRejected ??= (e: unknown) => ReadableByteStreamControllerError(c, e),
+    );
+  }
+}
+
+function makePullFulfilled(c: ByteControllerInternal): () => void {
+  return () => {
+    c.pulling = false;
+    if (c.pullAgain) {
+      c.pullAgain = false;
+      ReadableByteStreamControllerCallPullIfNeeded(c);
+    }
+  };
+}
+
+/** ReadableByteStreamControllerShouldCallPull(controller). */
+function ReadableByteStreamControllerShouldCallPull(c: ByteControllerInternal): boolean {
+  const stream = c.stream;
+  if (stream.state !== READABLE) return false;
+  if (c.closeRequested) return false;
+  if (!c.started) return false;
+  if (IsReadableStreamLocked(stream) && ReadableStreamGetNumRequests(stream) > 0) return true;
+  return c.strategyHWM - c.queueTotalSize > 0;
+}
+
+/** ReadableByteStreamControllerClearAlgorithms(controller). */
+export function ReadableByteStreamControllerClearAlgorithms(c: ByteControllerInternal): void {
+  c.algorithms = undefined;
+}
+
+/** ReadableByteStreamControllerClearPendingPullIntos(controller). */
+function ReadableByteStreamControllerClearPendingPullIntos(c: ByteControllerInternal): void {
+  ReadableByteStreamControllerInvalidateBYOBRequest(c);
+  c.pendingPullIntos = new RingQueue();
+}
+
+/** ReadableByteStreamControllerClose(controller). */
+export function ReadableByteStreamControllerClose(c: ByteControllerInternal): void {
+  const stream = c.stream;
+  if (c.closeRequested || stream.state !== READABLE) return;
+  if (c.queueTotalSize > 0) {
+    c.closeRequested = true;
+    return;
+  }
+  if (c.pendingPullIntos.size > 0) {
+    const first = c.pendingPullIntos.peek();
+    if (first.bytesFilled % first.elementSize !== 0) {
+      const e = typeError("Insufficient bytes to fill elements in the given buffer");
+      ReadableByteStreamControllerError(c, e);
+      throw e;
+    }
+  }
+  ReadableByteStreamControllerClearAlgorithms(c);
+  ReadableStreamClose(stream);
+}
+
+/** ReadableByteStreamControllerCommitPullIntoDescriptor(stream, pullIntoDescriptor). */
+function ReadableByteStreamControllerCommitPullIntoDescriptor(
+  stream: ReadableStreamInternal,
+  desc: PullIntoDescriptor,
+): void {
+  let done = false;
+  if (stream.state === CLOSED) done = true;
+  const filledView = ReadableByteStreamControllerConvertPullIntoDescriptor(desc);
+  if (desc.readerType === "default") ReadableStreamFulfillReadRequest(stream, filledView, done);
+  else ReadableStreamFulfillReadIntoRequest(stream, filledView, done);
+}
+
+/** ReadableByteStreamControllerConvertPullIntoDescriptor(pullIntoDescriptor). */
+function ReadableByteStreamControllerConvertPullIntoDescriptor(desc: PullIntoDescriptor): ArrayBufferView {
+  const buffer = TransferArrayBuffer(desc.buffer);
+  return new desc.viewConstructor(buffer, desc.byteOffset, desc.bytesFilled / desc.elementSize);
+}
+
+/** ReadableByteStreamControllerEnqueue(controller, chunk). */
+export function ReadableByteStreamControllerEnqueue(c: ByteControllerInternal, chunk: ArrayBufferView): void {
+  const stream = c.stream;
+  if (c.closeRequested || stream.state !== READABLE) return;
+  const buffer = viewBuffer(chunk);
+  const byteOffset = chunk.byteOffset;
+  const byteLength = chunk.byteLength;
+  if (IsDetachedBuffer(buffer)) throw typeError("The chunk's buffer is detached");
+  const transferredBuffer = TransferArrayBuffer(buffer);
+  const pending = c.pendingPullIntos;
+  if (pending.size > 0) {
+    const first = pending.peek();
+    if (IsDetachedBuffer(first.buffer)) {
+      throw typeError("The BYOB request's buffer has been detached and cannot be filled with an enqueued chunk");
+    }
+    ReadableByteStreamControllerInvalidateBYOBRequest(c);
+    first.buffer = TransferArrayBuffer(first.buffer);
+    if (first.readerType === "none") ReadableByteStreamControllerEnqueueDetachedPullIntoToQueue(c, first);
+  }
+  if (ReadableStreamHasDefaultReader(stream)) {
+    ReadableByteStreamControllerProcessReadRequestsUsingQueue(c);
+    if (ReadableStreamGetNumRequests(stream) === 0) {
+      ReadableByteStreamControllerEnqueueChunkToQueue(c, transferredBuffer, byteOffset, byteLength);
+    } else {
+      if (c.pendingPullIntos.size > 0) ReadableByteStreamControllerShiftPendingPullInto(c);
+      const transferredView = new NativeUint8Array(transferredBuffer, byteOffset, byteLength);
+      ReadableStreamFulfillReadRequest(stream, transferredView, false);
+    }
+  } else if (ReadableStreamHasBYOBReader(stream)) {
+    ReadableByteStreamControllerEnqueueChunkToQueue(c, transferredBuffer, byteOffset, byteLength);
+    const filled = ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(c);
+    for (let i = 0; i < filled.length; i++) ReadableByteStreamControllerCommitPullIntoDescriptor(stream, filled[i]!);
+  } else {
+    ReadableByteStreamControllerEnqueueChunkToQueue(c, transferredBuffer, byteOffset, byteLength);
+  }
+  ReadableByteStreamControllerCallPullIfNeeded(c);
+}
+
+/** ReadableByteStreamControllerEnqueueChunkToQueue(controller, buffer, byteOffset, byteLength). */
+function ReadableByteStreamControllerEnqueueChunkToQueue(
+  c: ByteControllerInternal,
+  buffer: ArrayBuffer,
+  byteOffset: number,
+  byteLength: number,
+): void {
+  c.queue.push(new NativeUint8Array(buffer, byteOffset, byteLength));
+  c.queueTotalSize += byteLength;
+}
+
+/** ReadableByteStreamControllerEnqueueClonedChunkToQueue(controller, buffer, byteOffset, byteLength). */
+function ReadableByteStreamControllerEnqueueClonedChunkToQueue(
+  c: ByteControllerInternal,
+  buffer: ArrayBuffer,
+  byteOffset: number,
+  byteLength: number,
+): void {
+  let clone: ArrayBuffer;
+  try {
+    clone = cloneArrayBuffer(buffer, byteOffset, byteLength);
+  } catch (e) {
+    ReadableByteStreamControllerError(c, e);
+    throw e;
+  }
+  ReadableByteStreamControllerEnqueueChunkToQueue(c, clone, 0, byteLength);
+}
+
+/** ReadableByteStreamControllerEnqueueDetachedPullIntoToQueue(controller, pullIntoDescriptor). */
+function ReadableByteStreamControllerEnqueueDetachedPullIntoToQueue(
+  c: ByteControllerInternal,
+  desc: PullIntoDescriptor,
+): void {
+  if (desc.bytesFilled > 0) {
+    ReadableByteStreamControllerEnqueueClonedChunkToQueue(c, desc.buffer, desc.byteOffset, desc.bytesFilled);
+  }
+  ReadableByteStreamControllerShiftPendingPullInto(c);
+}
+
+/** ReadableByteStreamControllerError(controller, e). */
+export function ReadableByteStreamControllerError(c: ByteControllerInternal, e: unknown): void {
+  const stream = c.stream;
+  if (stream.state !== READABLE) return;
+  ReadableByteStreamControllerClearPendingPullIntos(c);
+  ResetQueue(c);
+  ReadableByteStreamControllerClearAlgorithms(c);
+  ReadableStreamError(stream, e);
+}
+
+/** ReadableByteStreamControllerFillHeadPullIntoDescriptor(controller, size, pullIntoDescriptor). */
+function ReadableByteStreamControllerFillHeadPullIntoDescriptor(
+  c: ByteControllerInternal,
+  size: number,
+  desc: PullIntoDescriptor,
+): void {
+  ReadableByteStreamControllerInvalidateBYOBRequest(c);
+  desc.bytesFilled += size;
+}
+
+/** ReadableByteStreamControllerFillPullIntoDescriptorFromQueue(controller, pullIntoDescriptor). */
+function ReadableByteStreamControllerFillPullIntoDescriptorFromQueue(
+  c: ByteControllerInternal,
+  desc: PullIntoDescriptor,
+): boolean {
+  const maxBytesToCopy = MathMin(c.queueTotalSize, desc.byteLength - desc.bytesFilled);
+  const maxBytesFilled = desc.bytesFilled + maxBytesToCopy;
+  let totalBytesToCopyRemaining = maxBytesToCopy;
+  let ready = false;
+  const remainderBytes = maxBytesFilled % desc.elementSize;
+  const maxAlignedBytes = maxBytesFilled - remainderBytes;
+  if (maxAlignedBytes >= desc.minimumFill) {
+    totalBytesToCopyRemaining = maxAlignedBytes - desc.bytesFilled;
+    ready = true;
+  }
+  const queue = c.queue;
+  while (totalBytesToCopyRemaining > 0) {
+    const head = queue.peek();
+    const headLength = head.byteLength;
+    const bytesToCopy = MathMin(totalBytesToCopyRemaining, headLength);
+    const destStart = desc.byteOffset + desc.bytesFilled;
+    copyDataBlockBytes(desc.buffer, destStart, head.buffer as ArrayBuffer, head.byteOffset, bytesToCopy);
+    if (headLength === bytesToCopy) {
+      queue.shift();
+    } else {
+      queue.replaceFirst(
+        new NativeUint8Array(head.buffer as ArrayBuffer, head.byteOffset + bytesToCopy, headLength - bytesToCopy),
+      );
+    }
+    c.queueTotalSize -= bytesToCopy;
+    ReadableByteStreamControllerFillHeadPullIntoDescriptor(c, bytesToCopy, desc);
+    totalBytesToCopyRemaining -= bytesToCopy;
+  }
+  return ready;
+}
+
+/** ReadableByteStreamControllerFillReadRequestFromQueue(controller, readRequest). */
+function ReadableByteStreamControllerFillReadRequestFromQueue(c: ByteControllerInternal, readRequest: ReadRequest): void {
+  const entry = c.queue.shift();
+  c.queueTotalSize -= entry.byteLength;
+  ReadableByteStreamControllerHandleQueueDrain(c);
+  readRequest.chunkSteps(entry); // FP-BYTE-VIEW: the queued view is the spec's new view over the entry
+}
+
+/** ReadableByteStreamControllerGetBYOBRequest(controller). */
+export function ReadableByteStreamControllerGetBYOBRequest(c: ByteControllerInternal): ReadableStreamBYOBRequest | null {
+  if (c.byobRequest === null && c.pendingPullIntos.size > 0) {
+    const first = c.pendingPullIntos.peek();
+    const view = new NativeUint8Array(
+      first.buffer,
+      first.byteOffset + first.bytesFilled,
+      first.byteLength - first.bytesFilled,
+    );
+    c.byobRequest = createBYOBRequest(c, view);
+  }
+  return c.byobRequest;
+}
+
+/** ReadableByteStreamControllerGetDesiredSize(controller). */
+export function ReadableByteStreamControllerGetDesiredSize(c: ByteControllerInternal): number | null {
+  const state = c.stream.state;
+  if (state === ERRORED) return null;
+  if (state === CLOSED) return 0;
+  return c.strategyHWM - c.queueTotalSize;
+}
+
+/** ReadableByteStreamControllerHandleQueueDrain(controller). */
+function ReadableByteStreamControllerHandleQueueDrain(c: ByteControllerInternal): void {
+  if (c.queueTotalSize === 0 && c.closeRequested) {
+    ReadableByteStreamControllerClearAlgorithms(c);
+    ReadableStreamClose(c.stream);
+  } else {
+    ReadableByteStreamControllerCallPullIfNeeded(c);
+  }
+}
+
+/** ReadableByteStreamControllerInvalidateBYOBRequest(controller). */
+function ReadableByteStreamControllerInvalidateBYOBRequest(c: ByteControllerInternal): void {
+  const request = c.byobRequest;
+  if (request === null) return;
+  invalidateBYOBRequest(request);
+  c.byobRequest = null;
+}
+
+/** ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(controller). */
+function ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(c: ByteControllerInternal): PullIntoDescriptor[] {
+  const filled: PullIntoDescriptor[] = [];
+  while (c.pendingPullIntos.size > 0) {
+    if (c.queueTotalSize === 0) break;
+    const desc = c.pendingPullIntos.peek();
+    if (ReadableByteStreamControllerFillPullIntoDescriptorFromQueue(c, desc)) {
+      ReadableByteStreamControllerShiftPendingPullInto(c);
+      filled.push(desc);
+    }
+  }
+  return filled;
+}
+
+/** ReadableByteStreamControllerProcessReadRequestsUsingQueue(controller). */
+function ReadableByteStreamControllerProcessReadRequestsUsingQueue(c: ByteControllerInternal): void {
+  const reader = c.stream.reader!;
+  while (reader.requests.size > 0) {
+    if (c.queueTotalSize === 0) return;
+    const readRequest = reader.requests.shift();
+    ReadableByteStreamControllerFillReadRequestFromQueue(c, readRequest);
+  }
+}
+
+/** ReadableByteStreamControllerPullInto(controller, view, min, readIntoRequest). */
+function ReadableByteStreamControllerPullInto(
+  c: ByteControllerInternal,
+  view: ArrayBufferView,
+  min: number,
+  readIntoRequest: ReadIntoRequest,
+): void {
+  const stream = c.stream;
+  let elementSize = 1;
+  let ctor = NativeDataView as unknown as ViewConstructor;
+  const tag = typedArrayTag(view);
+  if (tag !== undefined) {
+    elementSize = ELEMENT_SIZES[tag]!;
+    ctor = VIEW_CONSTRUCTORS[tag]!;
+  }
+  const minimumFill = min * elementSize;
+  const byteOffset = view.byteOffset;
+  const byteLength = view.byteLength;
+  let buffer: ArrayBuffer;
+  try {
+    buffer = TransferArrayBuffer(viewBuffer(view));
+  } catch (e) {
+    readIntoRequest.errorSteps(e);
+    return;
+  }
+  const desc: PullIntoDescriptor = {
+    buffer,
+    bufferByteLength: arrayBufferByteLength(buffer),
+    byteOffset,
+    byteLength,
+    bytesFilled: 0,
+    minimumFill,
+    elementSize,
+    viewConstructor: ctor,
+    readerType: "byob",
+  };
+  if (c.pendingPullIntos.size > 0) {
+    c.pendingPullIntos.push(desc);
+    ReadableStreamAddRequest(stream, readIntoRequest);
+    return;
+  }
+  if (stream.state === CLOSED) {
+    const emptyView = new ctor(desc.buffer, desc.byteOffset, 0);
+    readIntoRequest.closeSteps(emptyView);
+    return;
+  }
+  if (c.queueTotalSize > 0) {
+    if (ReadableByteStreamControllerFillPullIntoDescriptorFromQueue(c, desc)) {
+      const filledView = ReadableByteStreamControllerConvertPullIntoDescriptor(desc);
+      ReadableByteStreamControllerHandleQueueDrain(c);
+      readIntoRequest.chunkSteps(filledView);
+      return;
+    }
+    if (c.closeRequested) {
+      const e = typeError("Insufficient bytes to fill elements in the given buffer");
+      ReadableByteStreamControllerError(c, e);
+      readIntoRequest.errorSteps(e);
+      return;
+    }
+  }
+  c.pendingPullIntos.push(desc);
+  ReadableStreamAddRequest(stream, readIntoRequest);
+  ReadableByteStreamControllerCallPullIfNeeded(c);
+}
+
+/** ReadableByteStreamControllerRespond(controller, bytesWritten). */
+export function ReadableByteStreamControllerRespond(c: ByteControllerInternal, bytesWritten: number): void {
+  const first = c.pendingPullIntos.peek();
+  const state = c.stream.state;
+  if (state === CLOSED) {
+    if (bytesWritten !== 0) throw typeError("bytesWritten must be 0 when calling respond() on a closed stream");
+  } else {
+    if (bytesWritten === 0) throw typeError("bytesWritten must be greater than 0 when calling respond() on a readable stream");
+    if (first.bytesFilled + bytesWritten > first.byteLength) throw rangeError("bytesWritten out of range");
+  }
+  first.buffer = TransferArrayBuffer(first.buffer);
+  ReadableByteStreamControllerRespondInternal(c, bytesWritten);
+}
+
+/** ReadableByteStreamControllerRespondInClosedState(controller, firstDescriptor). */
+function ReadableByteStreamControllerRespondInClosedState(c: ByteControllerInternal, first: PullIntoDescriptor): void {
+  if (first.readerType === "none") ReadableByteStreamControllerShiftPendingPullInto(c);
+  const stream = c.stream;
+  if (ReadableStreamHasBYOBReader(stream)) {
+    const filled: PullIntoDescriptor[] = [];
+    while (filled.length < ReadableStreamGetNumRequests(stream)) {
+      filled.push(ReadableByteStreamControllerShiftPendingPullInto(c));
+    }
+    for (let i = 0; i < filled.length; i++) ReadableByteStreamControllerCommitPullIntoDescriptor(stream, filled[i]!);
+  }
+}
+
+/** ReadableByteStreamControllerRespondInReadableState(controller, bytesWritten, pullIntoDescriptor). */
+function ReadableByteStreamControllerRespondInReadableState(
+  c: ByteControllerInternal,
+  bytesWritten: number,
+  desc: PullIntoDescriptor,
+): void {
+  ReadableByteStreamControllerFillHeadPullIntoDescriptor(c, bytesWritten, desc);
+  const stream = c.stream;
+  if (desc.readerType === "none") {
+    ReadableByteStreamControllerEnqueueDetachedPullIntoToQueue(c, desc);
+    const filled = ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(c);
+    for (let i = 0; i < filled.length; i++) ReadableByteStreamControllerCommitPullIntoDescriptor(stream, filled[i]!);
+    return;
+  }
+  if (desc.bytesFilled < desc.minimumFill) return;
+  ReadableByteStreamControllerShiftPendingPullInto(c);
+  const remainderSize = desc.bytesFilled % desc.elementSize;
+  if (remainderSize > 0) {
+    const end = desc.byteOffset + desc.bytesFilled;
+    ReadableByteStreamControllerEnqueueClonedChunkToQueue(c, desc.buffer, end - remainderSize, remainderSize);
+  }
+  desc.bytesFilled -= remainderSize;
+  const filled = ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(c);
+  ReadableByteStreamControllerCommitPullIntoDescriptor(stream, desc);
+  for (let i = 0; i < filled.length; i++) ReadableByteStreamControllerCommitPullIntoDescriptor(stream, filled[i]!);
+}
+
+/** ReadableByteStreamControllerRespondInternal(controller, bytesWritten). */
+function ReadableByteStreamControllerRespondInternal(c: ByteControllerInternal, bytesWritten: number): void {
+  const first = c.pendingPullIntos.peek();
+  ReadableByteStreamControllerInvalidateBYOBRequest(c);
+  if (c.stream.state === CLOSED) ReadableByteStreamControllerRespondInClosedState(c, first);
+  else ReadableByteStreamControllerRespondInReadableState(c, bytesWritten, first);
+  ReadableByteStreamControllerCallPullIfNeeded(c);
+}
+
+/** ReadableByteStreamControllerRespondWithNewView(controller, view). */
+export function ReadableByteStreamControllerRespondWithNewView(c: ByteControllerInternal, view: ArrayBufferView): void {
+  const first = c.pendingPullIntos.peek();
+  const state = c.stream.state;
+  const viewByteLength = view.byteLength;
+  if (state === CLOSED) {
+    if (viewByteLength !== 0) throw typeError("The view's length must be 0 when calling respondWithNewView() on a closed stream");
+  } else if (viewByteLength === 0) {
+    throw typeError("The view's length must be greater than 0 when calling respondWithNewView() on a readable stream");
+  }
+  if (first.byteOffset + first.bytesFilled !== view.byteOffset) {
+    throw rangeError("The region specified by view does not match byobRequest");
+  }
+  const buffer = viewBuffer(view);
+  if (first.bufferByteLength !== arrayBufferByteLength(buffer)) {
+    throw rangeError("The buffer of view has different capacity than byobRequest");
+  }
+  if (first.bytesFilled + viewByteLength > first.byteLength) {
+    throw rangeError("The region specified by view is larger than byobRequest");
+  }
+  first.buffer = TransferArrayBuffer(buffer);
+  ReadableByteStreamControllerRespondInternal(c, viewByteLength);
+}
+
+/** ReadableByteStreamControllerShiftPendingPullInto(controller). */
+function ReadableByteStreamControllerShiftPendingPullInto(c: ByteControllerInternal): PullIntoDescriptor {
+  return c.pendingPullIntos.shift();
+}
+
+/** SetUpReadableByteStreamController(...). */
+export function SetUpReadableByteStreamController(
+  stream: ReadableStreamInternal,
+  c: ByteControllerInternal,
+  startAlgorithm: (() => unknown) | undefined,
+  algorithms: SourceAlgorithms,
+  highWaterMark: number,
+  autoAllocateChunkSize: number | undefined,
+): void {
+  c.stream = stream;
+  c.strategyHWM = highWaterMark;
+  c.algorithms = algorithms;
+  c.autoAllocateChunkSize = autoAllocateChunkSize;
+  stream.controller = c;
+  const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
+  const onStart = (): void => {
+    c.started = true;
+    ReadableByteStreamControllerCallPullIfNeeded(c);
+  };
+  if (startResult === undefined) {
+    queueMicrotask(onStart); // FP-SYNC-ALGO
+  } else {
+    PromisePrototypeThen(PromiseResolve(startResult), onStart, (r: unknown) => ReadableByteStreamControllerError(c, r));
+  }
+}
+
+/** SetUpReadableByteStreamControllerFromUnderlyingSource(stream, underlyingSource, dict, highWaterMark). */
+export function SetUpReadableByteStreamControllerFromUnderlyingSource(
+  stream: ReadableStreamInternal,
+  underlyingSource: unknown,
+  dict: UnderlyingSourceRecord,
+  highWaterMark: number,
+): void {
+  const c = new ByteControllerInternal();
+  const pub = createByteController(c);
+  c.pub = pub;
+  const autoAllocateChunkSize = dict.autoAllocateChunkSize;
+  if (autoAllocateChunkSize === 0) throw typeError("autoAllocateChunkSize must be greater than 0");
+  const start = dict.start;
+  SetUpReadableByteStreamController(
+    stream,
+    c,
+    start === undefined ? undefined : () => ReflectApply(start, underlyingSource, [pub]),
+    new UnderlyingSourceAlgorithms(underlyingSource, dict.pull, dict.cancel, pub),
+    highWaterMark,
+    autoAllocateChunkSize,
+  );
+}
+
+let createByteController: (c: ByteControllerInternal) => ReadableByteStreamController;
+let getByteController: (x: unknown) => ByteControllerInternal;
+let createBYOBRequest: (c: ByteControllerInternal, view: Uint8Array) => ReadableStreamBYOBRequest;
+let invalidateBYOBRequest: (r: ReadableStreamBYOBRequest) => void;
+/** The view of a BYOB request, read without going through the (patchable) public getter. */
+export let byobRequestView: (r: ReadableStreamBYOBRequest) => ArrayBufferView;
+const kCreate = Symbol();
+
+/** The controller handed to a readable byte stream's underlying source (§4.7). */
+export class ReadableByteStreamController {
+  #c!: ByteControllerInternal;
+
+  /** Not constructible: controllers are created by ReadableStream. */
+  constructor(token: unknown = undefined) {
+    if (token !== kCreate) throw typeError("Illegal constructor");
+  }
+
+  static {
+    createByteController = (c) => {
+      const o = new ReadableByteStreamController(kCreate);
+      o.#c = c;
+      return o;
+    };
+    getByteController = (x) => {
+      if (typeof x !== "object" || x === null || !(#c in x)) {
+        throw typeError("Illegal invocation: not a ReadableByteStreamController");
+      }
+      return (x as ReadableByteStreamController).#c;
+    };
+  }
+
+  /** The current BYOB pull request, or null. */
+  get byobRequest(): ReadableStreamBYOBRequest | null {
+    return ReadableByteStreamControllerGetBYOBRequest(getByteController(this));
+  }
+
+  /** The amount of data the stream wants, in bytes; null if errored. */
+  get desiredSize(): number | null {
+    return ReadableByteStreamControllerGetDesiredSize(getByteController(this));
+  }
+
+  /** Closes the stream once queued bytes have been read. */
+  close(): void {
+    const c = getByteController(this);
+    if (c.closeRequested) throw typeError("The stream has already been closed; do not close it again");
+    if (c.stream.state !== READABLE) throw typeError("The stream is not in the readable state and cannot be closed");
+    ReadableByteStreamControllerClose(c);
+  }
+
+  /** Enqueues a chunk; its buffer is transferred (the caller's buffer becomes detached). */
+  enqueue(chunk: ArrayBufferView): void {
+    const c = getByteController(this);
+    const view = convertArrayBufferView(chunk, "chunk");
+    if (view.byteLength === 0) throw typeError("chunk must have non-zero byteLength");
+    if (arrayBufferByteLength(viewBuffer(view)) === 0) throw typeError("chunk's buffer must have non-zero byteLength");
+    if (c.closeRequested) throw typeError("The stream is closed or draining");
+    if (c.stream.state !== READABLE) throw typeError("The stream is not in the readable state and cannot be enqueued to");
+    ReadableByteStreamControllerEnqueue(c, view);
+  }
+
+  /** Errors the stream with `e`. */
+  error(e: unknown = undefined): void {
+    ReadableByteStreamControllerError(getByteController(this), e);
+  }
+}
+defineInterface(ReadableByteStreamController, "ReadableByteStreamController");
+
+/** A pending BYOB read, as seen by the underlying byte source (§4.8). */
+export class ReadableStreamBYOBRequest {
+  #controller: ByteControllerInternal | undefined = undefined;
+  #view: Uint8Array | null = null;
+
+  /** Not constructible: requests are created by ReadableByteStreamController. */
+  constructor(token: unknown = undefined) {
+    if (token !== kCreate) throw typeError("Illegal constructor");
+  }
+
+  static {
+    createBYOBRequest = (c, view) => {
+      const o = new ReadableStreamBYOBRequest(kCreate);
+      o.#controller = c;
+      o.#view = view;
+      return o;
+    };
+    byobRequestView = (r) => r.#view!;
+    invalidateBYOBRequest = (r) => {
+      r.#controller = undefined;
+      r.#view = null;
+    };
+  }
+
+  static #check(x: unknown): ReadableStreamBYOBRequest {
+    if (typeof x !== "object" || x === null || !(#view in x)) {
+      throw typeError("Illegal invocation: not a ReadableStreamBYOBRequest");
+    }
+    return x as ReadableStreamBYOBRequest;
+  }
+
+  /** The view to write into, or null once the request has been responded to. */
+  get view(): ArrayBufferView | null {
+    return ReadableStreamBYOBRequest.#check(this).#view;
+  }
+
+  /** Signals that `bytesWritten` bytes were written into `view`. */
+  respond(bytesWritten: number): void {
+    const self = ReadableStreamBYOBRequest.#check(this);
+    const n = convertEnforceRangeULongLong(bytesWritten, "bytesWritten");
+    const c = self.#controller;
+    if (c === undefined) throw typeError("This BYOB request has been invalidated");
+    if (IsDetachedBuffer(viewBuffer(self.#view!))) throw typeError("The BYOB request's buffer has been detached");
+    ReadableByteStreamControllerRespond(c, n);
+  }
+
+  /** Responds with a new view over the (transferred) request buffer. */
+  respondWithNewView(view: ArrayBufferView): void {
+    const self = ReadableStreamBYOBRequest.#check(this);
+    const v = convertArrayBufferView(view, "view");
+    const c = self.#controller;
+    if (c === undefined) throw typeError("This BYOB request has been invalidated");
+    if (IsDetachedBuffer(viewBuffer(v))) throw typeError("The given view's buffer has been detached");
+    ReadableByteStreamControllerRespondWithNewView(c, v);
+  }
+}
+defineInterface(ReadableStreamBYOBRequest, "ReadableStreamBYOBRequest");
+
+export { CanTransferArrayBuffer };

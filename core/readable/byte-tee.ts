@@ -1,0 +1,227 @@
+/**
+ * ReadableByteStreamTee (Streams §4.9.1): tees a byte stream, switching between a default reader and a
+ * BYOB reader depending on whether the branch being pulled has a BYOB request.
+ * @module
+ */
+import { CloneAsUint8Array } from "../shared/buffers.ts";
+import { newDeferred, uponPromise, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import { queueMicrotask } from "../shared/primordials.ts";
+import {
+  byobRequestView,
+  ReadableByteStreamControllerClose,
+  ReadableByteStreamControllerEnqueue,
+  ReadableByteStreamControllerError,
+  ReadableByteStreamControllerGetBYOBRequest,
+  ReadableByteStreamControllerRespond,
+  ReadableByteStreamControllerRespondWithNewView,
+  type ByteControllerInternal,
+} from "./byte-controller.ts";
+import { CreateReadableByteStream } from "./create.ts";
+import {
+  AcquireReadableStreamBYOBReader,
+  AcquireReadableStreamDefaultReader,
+  ReadableStreamBYOBReaderRead,
+  ReadableStreamDefaultReaderRead,
+  ReadableStreamReaderRelease,
+} from "./reader-ops.ts";
+import type { SourceAlgorithms } from "./source-algorithms.ts";
+import { ReadableStreamCancel, type ReaderInternal, type ReadableStreamInternal } from "./stream-internal.ts";
+
+class ByteTee {
+  readonly stream: ReadableStreamInternal;
+  reader: ReaderInternal;
+  reading = false;
+  readAgainForBranch1 = false;
+  readAgainForBranch2 = false;
+  canceled1 = false;
+  canceled2 = false;
+  reason1: unknown = undefined;
+  reason2: unknown = undefined;
+  branch1!: ReadableStreamInternal;
+  branch2!: ReadableStreamInternal;
+  readonly cancelPromise: Deferred<undefined> = newDeferred();
+
+  constructor(stream: ReadableStreamInternal) {
+    this.stream = stream;
+    this.reader = AcquireReadableStreamDefaultReader(stream);
+  }
+
+  c1(): ByteControllerInternal {
+    return this.branch1.controller as ByteControllerInternal;
+  }
+  c2(): ByteControllerInternal {
+    return this.branch2.controller as ByteControllerInternal;
+  }
+
+  forwardReaderError(thisReader: ReaderInternal): void {
+    uponPromise(thisReader.closed.promise, undefined, (r: unknown) => {
+      if (thisReader !== this.reader) return;
+      ReadableByteStreamControllerError(this.c1(), r);
+      ReadableByteStreamControllerError(this.c2(), r);
+      if (!this.canceled1 || !this.canceled2) this.cancelPromise.resolve(undefined);
+    });
+  }
+
+  pullWithDefaultReader(): void {
+    if (this.reader.byob) {
+      ReadableStreamReaderRelease(this.reader);
+      this.reader = AcquireReadableStreamDefaultReader(this.stream);
+      this.forwardReaderError(this.reader);
+    }
+    ReadableStreamDefaultReaderRead(this.reader, {
+      chunkSteps: (chunk: unknown) => {
+        queueMicrotask(() => {
+          this.readAgainForBranch1 = false;
+          this.readAgainForBranch2 = false;
+          const chunk1 = chunk as Uint8Array;
+          let chunk2 = chunk1;
+          if (!this.canceled1 && !this.canceled2) {
+            try {
+              chunk2 = CloneAsUint8Array(chunk1);
+            } catch (e) {
+              ReadableByteStreamControllerError(this.c1(), e);
+              ReadableByteStreamControllerError(this.c2(), e);
+              this.cancelPromise.resolve(ReadableStreamCancel(this.stream, e));
+              return;
+            }
+          }
+          if (!this.canceled1) ReadableByteStreamControllerEnqueue(this.c1(), chunk1);
+          if (!this.canceled2) ReadableByteStreamControllerEnqueue(this.c2(), chunk2);
+          this.reading = false;
+          if (this.readAgainForBranch1) this.pull1();
+          else if (this.readAgainForBranch2) this.pull2();
+        });
+      },
+      closeSteps: () => {
+        this.reading = false;
+        if (!this.canceled1) ReadableByteStreamControllerClose(this.c1());
+        if (!this.canceled2) ReadableByteStreamControllerClose(this.c2());
+        if (this.c1().pendingPullIntos.size > 0) ReadableByteStreamControllerRespond(this.c1(), 0);
+        if (this.c2().pendingPullIntos.size > 0) ReadableByteStreamControllerRespond(this.c2(), 0);
+        if (!this.canceled1 || !this.canceled2) this.cancelPromise.resolve(undefined);
+      },
+      errorSteps: () => {
+        this.reading = false;
+      },
+    });
+  }
+
+  pullWithBYOBReader(view: ArrayBufferView, forBranch2: boolean): void {
+    if (!this.reader.byob) {
+      ReadableStreamReaderRelease(this.reader);
+      this.reader = AcquireReadableStreamBYOBReader(this.stream);
+      this.forwardReaderError(this.reader);
+    }
+    const byobBranch = forBranch2 ? this.branch2 : this.branch1;
+    const otherBranch = forBranch2 ? this.branch1 : this.branch2;
+    const byobController = byobBranch.controller as ByteControllerInternal;
+    const otherController = otherBranch.controller as ByteControllerInternal;
+    ReadableStreamBYOBReaderRead(this.reader, view, 1, {
+      chunkSteps: (chunk: ArrayBufferView) => {
+        queueMicrotask(() => {
+          this.readAgainForBranch1 = false;
+          this.readAgainForBranch2 = false;
+          const byobCanceled = forBranch2 ? this.canceled2 : this.canceled1;
+          const otherCanceled = forBranch2 ? this.canceled1 : this.canceled2;
+          if (!otherCanceled) {
+            let clonedChunk: Uint8Array;
+            try {
+              clonedChunk = CloneAsUint8Array(chunk);
+            } catch (e) {
+              ReadableByteStreamControllerError(byobController, e);
+              ReadableByteStreamControllerError(otherController, e);
+              this.cancelPromise.resolve(ReadableStreamCancel(this.stream, e));
+              return;
+            }
+            if (!byobCanceled) ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
+            ReadableByteStreamControllerEnqueue(otherController, clonedChunk);
+          } else if (!byobCanceled) {
+            ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
+          }
+          this.reading = false;
+          if (this.readAgainForBranch1) this.pull1();
+          else if (this.readAgainForBranch2) this.pull2();
+        });
+      },
+      closeSteps: (chunk: ArrayBufferView | undefined) => {
+        this.reading = false;
+        const byobCanceled = forBranch2 ? this.canceled2 : this.canceled1;
+        const otherCanceled = forBranch2 ? this.canceled1 : this.canceled2;
+        if (!byobCanceled) ReadableByteStreamControllerClose(byobController);
+        if (!otherCanceled) ReadableByteStreamControllerClose(otherController);
+        if (chunk !== undefined) {
+          if (!byobCanceled) ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
+          if (!otherCanceled && otherController.pendingPullIntos.size > 0) {
+            ReadableByteStreamControllerRespond(otherController, 0);
+          }
+        }
+        if (!byobCanceled || !otherCanceled) this.cancelPromise.resolve(undefined);
+      },
+      errorSteps: () => {
+        this.reading = false;
+      },
+    });
+  }
+
+  pull1(): AlgorithmResult {
+    if (this.reading) {
+      this.readAgainForBranch1 = true;
+      return undefined;
+    }
+    this.reading = true;
+    const byobRequest = ReadableByteStreamControllerGetBYOBRequest(this.c1());
+    if (byobRequest === null) this.pullWithDefaultReader();
+    else this.pullWithBYOBReader(byobRequestView(byobRequest), false);
+    return undefined;
+  }
+
+  pull2(): AlgorithmResult {
+    if (this.reading) {
+      this.readAgainForBranch2 = true;
+      return undefined;
+    }
+    this.reading = true;
+    const byobRequest = ReadableByteStreamControllerGetBYOBRequest(this.c2());
+    if (byobRequest === null) this.pullWithDefaultReader();
+    else this.pullWithBYOBReader(byobRequestView(byobRequest), true);
+    return undefined;
+  }
+
+  cancel(branch: 1 | 2, reason: unknown): AlgorithmResult {
+    if (branch === 1) {
+      this.canceled1 = true;
+      this.reason1 = reason;
+    } else {
+      this.canceled2 = true;
+      this.reason2 = reason;
+    }
+    if (this.canceled1 && this.canceled2) {
+      this.cancelPromise.resolve(ReadableStreamCancel(this.stream, [this.reason1, this.reason2]));
+    }
+    return this.cancelPromise.promise;
+  }
+}
+
+class ByteTeeBranch implements SourceAlgorithms {
+  readonly #tee: ByteTee;
+  readonly #branch: 1 | 2;
+  constructor(tee: ByteTee, branch: 1 | 2) {
+    this.#tee = tee;
+    this.#branch = branch;
+  }
+  pull(): AlgorithmResult {
+    return this.#branch === 1 ? this.#tee.pull1() : this.#tee.pull2();
+  }
+  cancel(reason: unknown): AlgorithmResult {
+    return this.#tee.cancel(this.#branch, reason);
+  }
+}
+
+/** ReadableByteStreamTee(stream). */
+export function ReadableByteStreamTee(stream: ReadableStreamInternal): [ReadableStreamInternal, ReadableStreamInternal] {
+  const tee = new ByteTee(stream);
+  tee.branch1 = CreateReadableByteStream(undefined, new ByteTeeBranch(tee, 1));
+  tee.branch2 = CreateReadableByteStream(undefined, new ByteTeeBranch(tee, 2));
+  tee.forwardReaderError(tee.reader);
+  return [tee.branch1, tee.branch2];
+}

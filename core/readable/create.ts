@@ -1,0 +1,29 @@
+/**
+ * CreateReadableStream and CreateReadableByteStream (Streams §4.9.1), for internal sources.
+ * @module
+ */
+import type { SizeAlgorithm } from "../strategies/extract.ts";
+import { ByteControllerInternal, SetUpReadableByteStreamController } from "./byte-controller.ts";
+import { DefaultControllerInternal, SetUpReadableStreamDefaultController } from "./default-controller.ts";
+import type { SourceAlgorithms } from "./source-algorithms.ts";
+import { ReadableStreamInternal } from "./stream-internal.ts";
+
+export function CreateReadableStream(
+  startAlgorithm: (() => unknown) | undefined,
+  algorithms: SourceAlgorithms,
+  highWaterMark = 1,
+  sizeAlgorithm: SizeAlgorithm | undefined = undefined,
+): ReadableStreamInternal {
+  const stream = new ReadableStreamInternal();
+  SetUpReadableStreamDefaultController(stream, new DefaultControllerInternal(), startAlgorithm, algorithms, highWaterMark, sizeAlgorithm);
+  return stream;
+}
+
+export function CreateReadableByteStream(
+  startAlgorithm: (() => unknown) | undefined,
+  algorithms: SourceAlgorithms,
+): ReadableStreamInternal {
+  const stream = new ReadableStreamInternal();
+  SetUpReadableByteStreamController(stream, new ByteControllerInternal(), startAlgorithm, algorithms, 0, undefined);
+  return stream;
+}

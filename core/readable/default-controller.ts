@@ -1,0 +1,331 @@
+/**
+ * ReadableStreamDefaultController and its abstract operations (Streams §4.6, §4.9.4).
+ * @module
+ */
+import { defineInterface } from "../shared/interface.ts";
+import {
+  PromisePrototypeThen,
+  PromiseResolve,
+  queueMicrotask,
+  ReflectApply,
+} from "../shared/primordials.ts";
+import type { AlgorithmResult } from "../shared/promise.ts";
+import { RingQueue } from "../shared/queue.ts";
+import { typeError } from "../shared/webidl.ts";
+import { validateChunkSize, type SizeAlgorithm } from "../strategies/extract.ts";
+import { UnderlyingSourceAlgorithms, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
+import {
+  CLOSED,
+  ERRORED,
+  IsReadableStreamLocked,
+  NO_CHUNK,
+  READABLE,
+  ReadableStreamAddRequest,
+  ReadableStreamClose,
+  ReadableStreamError,
+  ReadableStreamFulfillReadRequest,
+  ReadableStreamGetNumRequests,
+  type ReadableControllerInternal,
+  type ReadableStreamInternal,
+  type ReadRequest,
+} from "./stream-internal.ts";
+
+/** Internal state of a ReadableStreamDefaultController (§4.6.2 internal slots). */
+export class DefaultControllerInternal implements ReadableControllerInternal {
+  readonly isByte = false;
+  stream!: ReadableStreamInternal;
+  /** [[queue]] values; allocated on first use (FP-LAZY). */
+  queue: RingQueue<unknown> | undefined = undefined;
+  /** Chunk sizes, only kept when the strategy has a size() (FP-COUNT-QUEUE). */
+  sizes: RingQueue<number> | undefined = undefined;
+  queueTotalSize = 0;
+  started = false;
+  closeRequested = false;
+  pullAgain = false;
+  pulling = false;
+  strategyHWM = 1;
+  strategySizeAlgorithm: SizeAlgorithm | undefined = undefined;
+  countSizes = true;
+  algorithms: SourceAlgorithms | undefined = undefined;
+  pub: ReadableStreamDefaultController | undefined = undefined;
+  onPullFulfilled: (() => void) | undefined = undefined;
+  onPullRejected: ((e: unknown) => void) | undefined = undefined;
+
+  cancelSteps(reason: unknown): AlgorithmResult {
+    ResetQueue(this);
+    const result = this.algorithms!.cancel(reason);
+    ReadableStreamDefaultControllerClearAlgorithms(this);
+    return result;
+  }
+
+  readSync(): unknown {
+    const queue = this.queue;
+    if (queue === undefined || queue.size === 0) return NO_CHUNK;
+    const chunk = DequeueValue(this);
+    if (this.closeRequested && queue.size === 0) {
+      ReadableStreamDefaultControllerClearAlgorithms(this);
+      ReadableStreamClose(this.stream);
+    } else {
+      ReadableStreamDefaultControllerCallPullIfNeeded(this);
+    }
+    return chunk;
+  }
+
+  pullSteps(readRequest: ReadRequest): void {
+    const chunk = this.readSync();
+    if (chunk !== NO_CHUNK) {
+      readRequest.chunkSteps(chunk);
+    } else {
+      ReadableStreamAddRequest(this.stream, readRequest);
+      ReadableStreamDefaultControllerCallPullIfNeeded(this);
+    }
+  }
+
+  releaseSteps(): void {}
+}
+
+/** DequeueValue(container) for the default controller's queue. */
+export function DequeueValue(c: DefaultControllerInternal): unknown {
+  const chunk = c.queue!.shift();
+  if (c.countSizes) {
+    c.queueTotalSize--;
+  } else {
+    c.queueTotalSize -= c.sizes!.shift();
+    if (c.queueTotalSize < 0) c.queueTotalSize = 0; // rounding errors, as the spec says
+  }
+  return chunk;
+}
+
+/** ResetQueue(container). */
+function ResetQueue(c: DefaultControllerInternal): void {
+  c.queue?.clear();
+  c.sizes?.clear();
+  c.queueTotalSize = 0;
+}
+
+/** ReadableStreamDefaultControllerCallPullIfNeeded(controller). */
+export function ReadableStreamDefaultControllerCallPullIfNeeded(c: DefaultControllerInternal): void {
+  if (!ReadableStreamDefaultControllerShouldCallPull(c)) return;
+  if (c.pulling) {
+    c.pullAgain = true;
+    return;
+  }
+  c.pulling = true;
+  const result = c.algorithms!.pull();
+  if (result === undefined) {
+    // FP-SYNC-ALGO: a synchronous pull() is reacted to with one microtask, like a resolved promise.
+    queueMicrotask(c.onPullFulfilled ??= makePullFulfilled(c));
+  } else {
+    PromisePrototypeThen(
+      result,
+      c.onPullFulfilled ??= makePullFulfilled(c),
+      c.onPullRejected ??= (e: unknown) => ReadableStreamDefaultControllerError(c, e),
+    );
+  }
+}
+
+function makePullFulfilled(c: DefaultControllerInternal): () => void {
+  return () => {
+    c.pulling = false;
+    if (c.pullAgain) {
+      c.pullAgain = false;
+      ReadableStreamDefaultControllerCallPullIfNeeded(c);
+    }
+  };
+}
+
+/** ReadableStreamDefaultControllerShouldCallPull(controller). */
+function ReadableStreamDefaultControllerShouldCallPull(c: DefaultControllerInternal): boolean {
+  if (!c.started) return false;
+  if (!ReadableStreamDefaultControllerCanCloseOrEnqueue(c)) return false;
+  const stream = c.stream;
+  if (IsReadableStreamLocked(stream) && ReadableStreamGetNumRequests(stream) > 0) return true;
+  return c.strategyHWM - c.queueTotalSize > 0;
+}
+
+/** ReadableStreamDefaultControllerClearAlgorithms(controller). */
+export function ReadableStreamDefaultControllerClearAlgorithms(c: DefaultControllerInternal): void {
+  c.algorithms = undefined;
+  c.strategySizeAlgorithm = undefined;
+}
+
+/** ReadableStreamDefaultControllerClose(controller). */
+export function ReadableStreamDefaultControllerClose(c: DefaultControllerInternal): void {
+  if (!ReadableStreamDefaultControllerCanCloseOrEnqueue(c)) return;
+  c.closeRequested = true;
+  if (c.queue === undefined || c.queue.size === 0) {
+    ReadableStreamDefaultControllerClearAlgorithms(c);
+    ReadableStreamClose(c.stream);
+  }
+}
+
+/** ReadableStreamDefaultControllerEnqueue(controller, chunk). */
+export function ReadableStreamDefaultControllerEnqueue(c: DefaultControllerInternal, chunk: unknown): void {
+  if (!ReadableStreamDefaultControllerCanCloseOrEnqueue(c)) return;
+  const stream = c.stream;
+  if (IsReadableStreamLocked(stream) && ReadableStreamGetNumRequests(stream) > 0) {
+    ReadableStreamFulfillReadRequest(stream, chunk, false);
+  } else {
+    const queue = c.queue ??= new RingQueue();
+    const size = c.strategySizeAlgorithm;
+    if (size === undefined) {
+      // FP-COUNT-QUEUE: the default size algorithm returns 1 for every chunk.
+      queue.push(chunk);
+      c.queueTotalSize++;
+    } else {
+      let chunkSize: number;
+      try {
+        chunkSize = size(chunk);
+        validateChunkSize(chunkSize);
+      } catch (e) {
+        ReadableStreamDefaultControllerError(c, e);
+        throw e;
+      }
+      if (c.countSizes) {
+        c.countSizes = false;
+        const sizes = c.sizes = new RingQueue();
+        for (let i = 0; i < queue.size; i++) sizes.push(1);
+      }
+      queue.push(chunk);
+      c.sizes!.push(chunkSize);
+      c.queueTotalSize += chunkSize;
+    }
+  }
+  ReadableStreamDefaultControllerCallPullIfNeeded(c);
+}
+
+/** ReadableStreamDefaultControllerError(controller, e). */
+export function ReadableStreamDefaultControllerError(c: DefaultControllerInternal, e: unknown): void {
+  const stream = c.stream;
+  if (stream.state !== READABLE) return;
+  ResetQueue(c);
+  ReadableStreamDefaultControllerClearAlgorithms(c);
+  ReadableStreamError(stream, e);
+}
+
+/** ReadableStreamDefaultControllerGetDesiredSize(controller). */
+export function ReadableStreamDefaultControllerGetDesiredSize(c: DefaultControllerInternal): number | null {
+  const state = c.stream.state;
+  if (state === ERRORED) return null;
+  if (state === CLOSED) return 0;
+  return c.strategyHWM - c.queueTotalSize;
+}
+
+/** ReadableStreamDefaultControllerHasBackpressure(controller). */
+export function ReadableStreamDefaultControllerHasBackpressure(c: DefaultControllerInternal): boolean {
+  return !ReadableStreamDefaultControllerShouldCallPull(c);
+}
+
+/** ReadableStreamDefaultControllerCanCloseOrEnqueue(controller). */
+export function ReadableStreamDefaultControllerCanCloseOrEnqueue(c: DefaultControllerInternal): boolean {
+  return !c.closeRequested && c.stream.state === READABLE;
+}
+
+/**
+ * SetUpReadableStreamDefaultController(stream, controller, startAlgorithm, pullAlgorithm, cancelAlgorithm,
+ * highWaterMark, sizeAlgorithm). `start` is the already-invoked start result thunk.
+ */
+export function SetUpReadableStreamDefaultController(
+  stream: ReadableStreamInternal,
+  c: DefaultControllerInternal,
+  startAlgorithm: (() => unknown) | undefined,
+  algorithms: SourceAlgorithms,
+  highWaterMark: number,
+  sizeAlgorithm: SizeAlgorithm | undefined,
+): void {
+  c.stream = stream;
+  c.strategySizeAlgorithm = sizeAlgorithm;
+  c.countSizes = sizeAlgorithm === undefined;
+  c.strategyHWM = highWaterMark;
+  c.algorithms = algorithms;
+  stream.controller = c;
+  const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
+  const onStart = (): void => {
+    c.started = true;
+    ReadableStreamDefaultControllerCallPullIfNeeded(c);
+  };
+  if (startResult === undefined) {
+    queueMicrotask(onStart); // FP-SYNC-ALGO
+  } else {
+    PromisePrototypeThen(PromiseResolve(startResult), onStart, (r: unknown) => ReadableStreamDefaultControllerError(c, r));
+  }
+}
+
+/** SetUpReadableStreamDefaultControllerFromUnderlyingSource(...). */
+export function SetUpReadableStreamDefaultControllerFromUnderlyingSource(
+  stream: ReadableStreamInternal,
+  underlyingSource: unknown,
+  dict: UnderlyingSourceRecord,
+  highWaterMark: number,
+  sizeAlgorithm: SizeAlgorithm | undefined,
+): void {
+  const c = new DefaultControllerInternal();
+  const pub = createDefaultController(c);
+  c.pub = pub;
+  const start = dict.start;
+  SetUpReadableStreamDefaultController(
+    stream,
+    c,
+    start === undefined ? undefined : () => ReflectApply(start, underlyingSource, [pub]),
+    new UnderlyingSourceAlgorithms(underlyingSource, dict.pull, dict.cancel, pub),
+    highWaterMark,
+    sizeAlgorithm,
+  );
+}
+
+let createDefaultController: (c: DefaultControllerInternal) => ReadableStreamDefaultController;
+let getDefaultController: (x: unknown) => DefaultControllerInternal;
+const kCreate = Symbol();
+
+/** The controller handed to a default ReadableStream's underlying source (§4.6). */
+export class ReadableStreamDefaultController<R = unknown> {
+  #c!: DefaultControllerInternal;
+
+  /** Not constructible: controllers are created by ReadableStream. */
+  constructor(token: unknown = undefined) {
+    if (token !== kCreate) throw typeError("Illegal constructor");
+  }
+
+  static {
+    createDefaultController = (c) => {
+      const o = new ReadableStreamDefaultController(kCreate);
+      o.#c = c;
+      return o;
+    };
+    getDefaultController = (x) => {
+      if (typeof x !== "object" || x === null || !(#c in x)) {
+        throw typeError("Illegal invocation: not a ReadableStreamDefaultController");
+      }
+      return (x as ReadableStreamDefaultController).#c;
+    };
+  }
+
+  /** The amount of data the stream wants: highWaterMark minus the queued total; null if errored. */
+  get desiredSize(): number | null {
+    return ReadableStreamDefaultControllerGetDesiredSize(getDefaultController(this));
+  }
+
+  /** Closes the stream once the queued chunks have been read. */
+  close(): void {
+    const c = getDefaultController(this);
+    if (!ReadableStreamDefaultControllerCanCloseOrEnqueue(c)) {
+      throw typeError("The stream is not in a state that permits close");
+    }
+    ReadableStreamDefaultControllerClose(c);
+  }
+
+  /** Enqueues a chunk. */
+  enqueue(chunk: R = undefined as R): void {
+    const c = getDefaultController(this);
+    if (!ReadableStreamDefaultControllerCanCloseOrEnqueue(c)) {
+      throw typeError("The stream is not in a state that permits enqueue");
+    }
+    ReadableStreamDefaultControllerEnqueue(c, chunk);
+  }
+
+  /** Errors the stream with `e`. */
+  error(e: unknown = undefined): void {
+    ReadableStreamDefaultControllerError(getDefaultController(this), e);
+  }
+}
+defineInterface(ReadableStreamDefaultController, "ReadableStreamDefaultController");

@@ -1,0 +1,82 @@
+/**
+ * ReadableStreamDefaultReader (Streams §4.3).
+ * @module
+ */
+import { defineInterface } from "../shared/interface.ts";
+import { PromiseReject, PromiseResolve } from "../shared/primordials.ts";
+import { typeError } from "../shared/webidl.ts";
+import { toReadableStreamInternal } from "./brand.ts";
+import { PromiseReadRequest, type ReadResult } from "./read-requests.ts";
+import {
+  AcquireReadableStreamDefaultReader,
+  ReadableStreamDefaultReaderRead,
+  ReadableStreamReaderGenericCancel,
+  ReadableStreamReaderRelease,
+} from "./reader-ops.ts";
+import { CLOSED, NO_CHUNK, READABLE, type ReaderInternal } from "./stream-internal.ts";
+import type { ReadableStream } from "./readable-stream.ts";
+
+let getReader: (x: unknown) => ReaderInternal | undefined;
+
+function illegal(): TypeError {
+  return typeError("Illegal invocation: not a ReadableStreamDefaultReader");
+}
+
+/** A reader that reads chunks from a ReadableStream it has locked (§4.3). */
+export class ReadableStreamDefaultReader<R = unknown> {
+  #r: ReaderInternal;
+
+  /** Locks `stream` and creates a reader for it. Throws a TypeError if the stream is locked. */
+  constructor(stream: ReadableStream<R>) {
+    this.#r = AcquireReadableStreamDefaultReader(toReadableStreamInternal(stream, "Argument 1"));
+  }
+
+  static {
+    getReader = (x) => (typeof x === "object" && x !== null && #r in x ? (x as ReadableStreamDefaultReader).#r : undefined);
+  }
+
+  /** Fulfills when the stream closes, rejects when it errors or the lock is released. */
+  get closed(): Promise<undefined> {
+    const r = getReader(this);
+    if (r === undefined) return PromiseReject(illegal());
+    return r.closed.promise;
+  }
+
+  /** Cancels the stream, signalling that the consumer has lost interest. */
+  cancel(reason: unknown = undefined): Promise<undefined> {
+    const r = getReader(this);
+    if (r === undefined) return PromiseReject(illegal());
+    if (r.stream === undefined) return PromiseReject(typeError("Cannot cancel a stream using a released reader"));
+    return ReadableStreamReaderGenericCancel(r, reason);
+  }
+
+  /** Reads the next chunk. */
+  read(): Promise<ReadResult<R>> {
+    const r = getReader(this);
+    if (r === undefined) return PromiseReject(illegal());
+    const stream = r.stream;
+    if (stream === undefined) return PromiseReject(typeError("Cannot read from a released reader"));
+    if (stream.state === READABLE) {
+      // FP-READ: a chunk already queued resolves the read at once, without a read-request object.
+      stream.disturbed = true;
+      const chunk = stream.controller.readSync();
+      if (chunk !== NO_CHUNK) return PromiseResolve({ value: chunk as R, done: false });
+    } else if (stream.state === CLOSED) {
+      stream.disturbed = true;
+      return PromiseResolve({ value: undefined, done: true });
+    }
+    const request = new PromiseReadRequest();
+    ReadableStreamDefaultReaderRead(r, request);
+    return request.promise as Promise<ReadResult<R>>;
+  }
+
+  /** Releases the lock; pending reads reject with a TypeError. */
+  releaseLock(): void {
+    const r = getReader(this);
+    if (r === undefined) throw illegal();
+    if (r.stream === undefined) return;
+    ReadableStreamReaderRelease(r);
+  }
+}
+defineInterface(ReadableStreamDefaultReader, "ReadableStreamDefaultReader");
+

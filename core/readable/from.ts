@@ -1,0 +1,138 @@
+/**
+ * ReadableStreamFromIterable (Streams §4.9.1), with the async-from-sync iterator steps of ECMAScript
+ * for sync iterables.
+ * @module
+ */
+import { PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply, SymbolAsyncIterator, SymbolIterator } from "../shared/primordials.ts";
+import type { AlgorithmResult } from "../shared/promise.ts";
+import { isObject, typeError } from "../shared/webidl.ts";
+import { CreateReadableStream } from "./create.ts";
+import {
+  ReadableStreamDefaultControllerClose,
+  ReadableStreamDefaultControllerEnqueue,
+  type DefaultControllerInternal,
+} from "./default-controller.ts";
+import type { SourceAlgorithms } from "./source-algorithms.ts";
+import type { ReadableStreamInternal } from "./stream-internal.ts";
+
+interface IteratorRecord {
+  iterator: object;
+  next: unknown;
+  sync: boolean;
+}
+
+function GetMethod(obj: unknown, key: symbol | string): Function | undefined {
+  const fn = (obj as Record<PropertyKey, unknown>)[key];
+  if (fn === undefined || fn === null) return undefined;
+  if (typeof fn !== "function") throw typeError(`${String(key)} is not a function`);
+  return fn;
+}
+
+function GetIteratorFromMethod(obj: unknown, method: Function, sync: boolean): IteratorRecord {
+  const iterator = ReflectApply(method, obj, []);
+  if (!isObject(iterator)) throw typeError("The iterator method must return an object");
+  return { iterator, next: (iterator as { next: unknown }).next, sync };
+}
+
+/** GetIterator(obj, async). */
+function GetAsyncIterator(obj: unknown): IteratorRecord {
+  if (obj === undefined || obj === null) throw typeError("ReadableStream.from() requires an iterable or async iterable");
+  const method = GetMethod(obj, SymbolAsyncIterator);
+  if (method !== undefined) return GetIteratorFromMethod(obj, method, false);
+  const syncMethod = GetMethod(obj, SymbolIterator);
+  if (syncMethod === undefined) throw typeError("ReadableStream.from() requires an iterable or async iterable");
+  return GetIteratorFromMethod(obj, syncMethod, true);
+}
+
+function closeSyncIterator(iterator: object): void {
+  try {
+    const ret = GetMethod(iterator, "return");
+    if (ret !== undefined) ReflectApply(ret, iterator, []);
+  } catch {
+    // IteratorClose with a throw completion keeps the original error.
+  }
+}
+
+/** %AsyncFromSyncIteratorPrototype%.next / AsyncFromSyncIteratorContinuation. */
+function asyncFromSyncContinuation(result: unknown, iterator: object, closeOnRejection: boolean): Promise<unknown> {
+  if (!isObject(result)) return PromiseReject(typeError("The iterator result must be an object"));
+  let done: boolean;
+  let valueWrapper: Promise<unknown>;
+  try {
+    done = !!(result as IteratorResult<unknown>).done;
+    const value = (result as IteratorResult<unknown>).value;
+    try {
+      valueWrapper = PromiseResolve(value);
+    } catch (e) {
+      if (!done && closeOnRejection) closeSyncIterator(iterator);
+      throw e;
+    }
+  } catch (e) {
+    return PromiseReject(e);
+  }
+  return PromisePrototypeThen(
+    valueWrapper,
+    (v: unknown) => ({ value: v, done }),
+    done || !closeOnRejection
+      ? undefined
+      : (e: unknown) => {
+        closeSyncIterator(iterator);
+        throw e;
+      },
+  );
+}
+
+class FromIterableSource implements SourceAlgorithms {
+  readonly #record: IteratorRecord;
+  stream!: ReadableStreamInternal;
+
+  constructor(record: IteratorRecord) {
+    this.#record = record;
+  }
+
+  pull(): AlgorithmResult {
+    const record = this.#record;
+    let nextResult: unknown;
+    try {
+      nextResult = ReflectApply(record.next as Function, record.iterator, []);
+      if (record.sync) nextResult = asyncFromSyncContinuation(nextResult, record.iterator, true);
+    } catch (e) {
+      return PromiseReject(e);
+    }
+    const nextPromise = PromiseResolve(nextResult);
+    return PromisePrototypeThen(nextPromise, (iterResult: unknown) => {
+      if (!isObject(iterResult)) throw typeError("The promise returned by the iterator's next() must fulfill with an object");
+      const c = this.stream.controller as DefaultControllerInternal;
+      if ((iterResult as IteratorResult<unknown>).done) ReadableStreamDefaultControllerClose(c);
+      else ReadableStreamDefaultControllerEnqueue(c, (iterResult as IteratorResult<unknown>).value);
+    });
+  }
+
+  cancel(reason: unknown): AlgorithmResult {
+    const { iterator, sync } = this.#record;
+    let returnResult: unknown;
+    try {
+      const returnMethod = GetMethod(iterator, "return");
+      if (returnMethod === undefined) {
+        if (sync) return undefined;
+        return undefined;
+      }
+      returnResult = ReflectApply(returnMethod, iterator, [reason]);
+      if (sync) returnResult = asyncFromSyncContinuation(returnResult, iterator, false);
+    } catch (e) {
+      return PromiseReject(e);
+    }
+    return PromisePrototypeThen(PromiseResolve(returnResult), (iterResult: unknown) => {
+      if (!isObject(iterResult)) throw typeError("The promise returned by the iterator's return() must fulfill with an object");
+      return undefined;
+    });
+  }
+}
+
+/** ReadableStreamFromIterable(asyncIterable). */
+export function ReadableStreamFromIterable(asyncIterable: unknown): ReadableStreamInternal {
+  const source = new FromIterableSource(GetAsyncIterator(asyncIterable));
+  const stream = CreateReadableStream(undefined, source, 0);
+  source.stream = stream;
+  return stream;
+}

@@ -1,0 +1,285 @@
+/**
+ * ReadableStreamPipeTo (Streams §4.9.1), promise-light: one persistent read request and write request
+ * (the pipe object itself) for the pipe's whole life, chunks already queued in the source are drained in a
+ * loop while the destination has no backpressure (FP-PIPE-BATCH), and the writer's `ready` is waited on
+ * through an internal hook instead of a promise reaction (FP-PIPE-READY).
+ * @module
+ */
+import { newDeferred, PENDING, REJECTED, uponPromise, type Deferred } from "../shared/promise.ts";
+import { PromisePrototypeThen, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
+import { typeError } from "../shared/webidl.ts";
+import { AcquireWritableStreamDefaultWriter, WritableStreamDefaultWriterCloseWithErrorPropagation, WritableStreamDefaultWriterRelease } from "../writable/default-writer.ts";
+import {
+  CLOSED as W_CLOSED,
+  ERRORED as W_ERRORED,
+  WRITABLE,
+  WritableStreamAbort,
+  WritableStreamCloseQueuedOrInFlight,
+  WritableStreamDefaultWriterWriteInternal,
+  type WritableStreamInternal,
+  type WriteRequest,
+  type WriterInternal,
+} from "../writable/stream-internal.ts";
+import { AcquireReadableStreamDefaultReader, ReadableStreamDefaultReaderRead, ReadableStreamReaderRelease } from "./reader-ops.ts";
+import {
+  CLOSED,
+  ERRORED,
+  READABLE,
+  ReadableStreamCancel,
+  type ReaderInternal,
+  type ReadableStreamInternal,
+  type ReadRequest,
+} from "./stream-internal.ts";
+
+const signalProto = AbortSignal.prototype;
+const abortedGetter = Object.getOwnPropertyDescriptor(signalProto, "aborted")!.get!;
+const reasonGetter = Object.getOwnPropertyDescriptor(signalProto, "reason")!.get!;
+const addEventListener = EventTarget.prototype.addEventListener;
+const removeEventListener = EventTarget.prototype.removeEventListener;
+
+/** Brand check for AbortSignal without user-patchable lookups. */
+export function isAbortSignal(x: unknown): x is AbortSignal {
+  try {
+    ReflectApply(abortedGetter, x, []);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+type Action = () => Promise<unknown>;
+
+class Pipe implements ReadRequest, WriteRequest {
+  readonly source: ReadableStreamInternal;
+  readonly dest: WritableStreamInternal;
+  readonly reader: ReaderInternal;
+  readonly writer: WriterInternal;
+  readonly preventClose: boolean;
+  readonly preventAbort: boolean;
+  readonly preventCancel: boolean;
+  readonly signal: AbortSignal | undefined;
+  readonly result: Deferred<undefined> = newDeferred();
+  shuttingDown = false;
+  reading = false;
+  inPump = false;
+  pendingWrites = 0;
+  onWritesFinished: (() => void) | undefined = undefined;
+  abortListener: (() => void) | undefined = undefined;
+  readonly pumpBound: () => void = () => this.pump();
+
+  constructor(
+    source: ReadableStreamInternal,
+    dest: WritableStreamInternal,
+    preventClose: boolean,
+    preventAbort: boolean,
+    preventCancel: boolean,
+    signal: AbortSignal | undefined,
+  ) {
+    this.source = source;
+    this.dest = dest;
+    this.reader = AcquireReadableStreamDefaultReader(source);
+    this.writer = AcquireWritableStreamDefaultWriter(dest);
+    source.disturbed = true;
+    this.preventClose = preventClose;
+    this.preventAbort = preventAbort;
+    this.preventCancel = preventCancel;
+    this.signal = signal;
+  }
+
+  start(): void {
+    const signal = this.signal;
+    if (signal !== undefined) {
+      const abortAlgorithm = (): void => {
+        const error = ReflectApply(reasonGetter, signal, []);
+        const actions: Action[] = [];
+        if (!this.preventAbort) {
+          actions.push(() => (this.dest.state === WRITABLE ? WritableStreamAbort(this.dest, error) : PromiseResolve(undefined)));
+        }
+        if (!this.preventCancel) {
+          actions.push(() => (this.source.state === READABLE ? ReadableStreamCancel(this.source, error) : PromiseResolve(undefined)));
+        }
+        this.shutdownWithAnAction(() => waitForAll(actions), true, error);
+      };
+      if (ReflectApply(abortedGetter, signal, [])) {
+        abortAlgorithm();
+        return;
+      }
+      this.abortListener = abortAlgorithm;
+      ReflectApply(addEventListener, signal, ["abort", abortAlgorithm]);
+    }
+    const source = this.source;
+    const dest = this.dest;
+    // Errors must be propagated forward.
+    if (source.state === ERRORED) this.onSourceErrored(source.storedError);
+    else uponPromise(this.reader.closed.promise, undefined, (e: unknown) => this.onSourceErrored(e));
+    // Errors must be propagated backward.
+    if (dest.state === W_ERRORED) this.onDestErrored(dest.storedError);
+    else uponPromise(this.writer.closed.promise, undefined, (e: unknown) => this.onDestErrored(e));
+    // Closing must be propagated forward.
+    if (source.state === CLOSED) this.onSourceClosed();
+    else uponPromise(this.reader.closed.promise, () => this.onSourceClosed());
+    // Closing must be propagated backward.
+    if (WritableStreamCloseQueuedOrInFlight(dest) || dest.state === W_CLOSED) {
+      const destClosed = typeError("The destination writable stream closed before all data could be piped to it");
+      if (!this.preventCancel) this.shutdownWithAnAction(() => ReadableStreamCancel(source, destClosed), true, destClosed);
+      else this.shutdown(true, destClosed);
+    }
+    this.pump();
+  }
+
+  onSourceErrored(storedError: unknown): void {
+    if (!this.preventAbort) this.shutdownWithAnAction(() => WritableStreamAbort(this.dest, storedError), true, storedError);
+    else this.shutdown(true, storedError);
+  }
+
+  onDestErrored(storedError: unknown): void {
+    if (!this.preventCancel) this.shutdownWithAnAction(() => ReadableStreamCancel(this.source, storedError), true, storedError);
+    else this.shutdown(true, storedError);
+  }
+
+  onSourceClosed(): void {
+    if (!this.preventClose) {
+      this.shutdownWithAnAction(() => WritableStreamDefaultWriterCloseWithErrorPropagation(this.writer), false, undefined);
+    } else {
+      this.shutdown(false, undefined);
+    }
+  }
+
+  /** The pipe loop: read while the destination is ready, without a promise per chunk. */
+  pump(): void {
+    if (this.inPump) return;
+    this.inPump = true;
+    const writer = this.writer;
+    while (!this.shuttingDown && !this.reading) {
+      const ready = writer.ready.state;
+      if (ready === PENDING) {
+        writer.onReady = this.pumpBound; // FP-PIPE-READY
+        break;
+      }
+      if (ready === REJECTED) break;
+      if (this.source.state !== READABLE) break;
+      this.reading = true;
+      ReadableStreamDefaultReaderRead(this.reader, this); // FP-PIPE-BATCH: resolves synchronously when queued
+    }
+    this.inPump = false;
+  }
+
+  chunkSteps(chunk: unknown): void {
+    this.reading = false;
+    this.pendingWrites++;
+    WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
+    // A chunk that arrives later (from an enqueue) resumes the loop in a microtask, never nested inside
+    // the producer's call, as the spec's promise-driven loop would.
+    if (!this.inPump) queueMicrotask(this.pumpBound);
+  }
+
+  closeSteps(): void {
+    this.reading = false;
+  }
+
+  errorSteps(): void {
+    this.reading = false;
+  }
+
+  // WriteRequest: the pipe only needs to know when every write it made has settled.
+  resolve(): void {
+    this.writeSettled();
+  }
+
+  reject(): void {
+    this.writeSettled();
+  }
+
+  writeSettled(): void {
+    if (--this.pendingWrites === 0) {
+      const cb = this.onWritesFinished;
+      if (cb !== undefined) {
+        this.onWritesFinished = undefined;
+        queueMicrotask(cb);
+      }
+    }
+  }
+
+  waitForWritesToFinish(then: () => void): void {
+    if (this.pendingWrites === 0) queueMicrotask(then);
+    else this.onWritesFinished = then;
+  }
+
+  shutdownWithAnAction(action: Action, isError: boolean, originalError: unknown): void {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    const doTheRest = (): void => {
+      let p: Promise<unknown>;
+      try {
+        p = action();
+      } catch (e) {
+        this.finalize(true, e);
+        return;
+      }
+      uponPromise(p, () => this.finalize(isError, originalError), (newError: unknown) => this.finalize(true, newError));
+    };
+    if (this.dest.state === WRITABLE && !WritableStreamCloseQueuedOrInFlight(this.dest)) this.waitForWritesToFinish(doTheRest);
+    else doTheRest();
+  }
+
+  shutdown(isError: boolean, error: unknown): void {
+    if (this.shuttingDown) return;
+    this.shuttingDown = true;
+    if (this.dest.state === WRITABLE && !WritableStreamCloseQueuedOrInFlight(this.dest)) {
+      this.waitForWritesToFinish(() => this.finalize(isError, error));
+    } else {
+      this.finalize(isError, error);
+    }
+  }
+
+  finalize(isError: boolean, error: unknown): void {
+    if (this.writer.onReady === this.pumpBound) this.writer.onReady = undefined;
+    WritableStreamDefaultWriterRelease(this.writer);
+    ReadableStreamReaderRelease(this.reader);
+    if (this.signal !== undefined && this.abortListener !== undefined) {
+      ReflectApply(removeEventListener, this.signal, ["abort", this.abortListener]);
+    }
+    if (isError) this.result.reject(error);
+    else this.result.resolve(undefined);
+  }
+}
+
+/** "Getting a promise to wait for all" of the actions, without Promise.all. */
+function waitForAll(actions: Action[]): Promise<unknown> {
+  const d = newDeferred<undefined>();
+  let remaining = actions.length;
+  if (remaining === 0) {
+    d.resolve(undefined);
+    return d.promise;
+  }
+  let rejected = false;
+  for (const action of actions) {
+    PromisePrototypeThen(
+      action(),
+      () => {
+        if (--remaining === 0 && !rejected) d.resolve(undefined);
+      },
+      (e: unknown) => {
+        if (!rejected) {
+          rejected = true;
+          d.reject(e);
+        }
+      },
+    );
+  }
+  return d.promise;
+}
+
+/** ReadableStreamPipeTo(source, dest, preventClose, preventAbort, preventCancel, signal). */
+export function ReadableStreamPipeTo(
+  source: ReadableStreamInternal,
+  dest: WritableStreamInternal,
+  preventClose: boolean,
+  preventAbort: boolean,
+  preventCancel: boolean,
+  signal: AbortSignal | undefined,
+): Promise<undefined> {
+  const pipe = new Pipe(source, dest, preventClose, preventAbort, preventCancel, signal);
+  pipe.start();
+  return pipe.result.promise;
+}

@@ -1,0 +1,230 @@
+/**
+ * ReadableStream (Streams §4.2).
+ * @module
+ */
+import { defineInterface } from "../shared/interface.ts";
+import { ObjectDefineProperty, PromiseReject, SymbolAsyncIterator } from "../shared/primordials.ts";
+import { setPromiseIsHandledToTrue } from "../shared/promise.ts";
+import {
+  convertBoolean,
+  convertCallback,
+  convertDictionary,
+  convertDOMString,
+  convertEnforceRangeULongLong,
+  isObject,
+  rangeError,
+  typeError,
+} from "../shared/webidl.ts";
+import { convertQueuingStrategy, ExtractHighWaterMark, ExtractSizeAlgorithm } from "../strategies/extract.ts";
+import type {
+  QueuingStrategy,
+  ReadableStreamGetReaderOptions,
+  ReadableStreamIteratorOptions,
+  StreamPipeOptions,
+  UnderlyingByteSource,
+  UnderlyingDefaultSource,
+} from "../types.ts";
+import { IsWritableStreamLocked } from "../writable/stream-internal.ts";
+import { writableStreamInternal, type WritableStream } from "../writable/writable-stream.ts";
+import { CreateReadableStreamAsyncIterator, type ReadableStreamAsyncIterator } from "./async-iterator.ts";
+import { registerReadableStreamBrand } from "./brand.ts";
+import { SetUpReadableByteStreamControllerFromUnderlyingSource } from "./byte-controller.ts";
+import { ReadableByteStreamTee } from "./byte-tee.ts";
+import { ReadableStreamBYOBReader } from "./byob-reader.ts";
+import { SetUpReadableStreamDefaultControllerFromUnderlyingSource } from "./default-controller.ts";
+import { ReadableStreamDefaultReader } from "./default-reader.ts";
+import { ReadableStreamFromIterable } from "./from.ts";
+import { isAbortSignal, ReadableStreamPipeTo } from "./pipe-to.ts";
+import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
+import type { UnderlyingSourceRecord } from "./source-algorithms.ts";
+import { IsReadableStreamLocked, ReadableStreamCancel, ReadableStreamInternal } from "./stream-internal.ts";
+import { ReadableStreamDefaultTee } from "./tee.ts";
+
+function convertUnderlyingSource(source: unknown): UnderlyingSourceRecord {
+  if (source === undefined) {
+    return { autoAllocateChunkSize: undefined, cancel: undefined, pull: undefined, start: undefined, type: undefined };
+  }
+  const s = source as Record<string, unknown>;
+  const aacs = s.autoAllocateChunkSize;
+  const autoAllocateChunkSize = aacs === undefined ? undefined : convertEnforceRangeULongLong(aacs, "autoAllocateChunkSize");
+  const cancel = s.cancel;
+  const cancelFn = cancel === undefined ? undefined : convertCallback(cancel, "underlyingSource.cancel");
+  const pull = s.pull;
+  const pullFn = pull === undefined ? undefined : convertCallback(pull, "underlyingSource.pull");
+  const start = s.start;
+  const startFn = start === undefined ? undefined : convertCallback(start, "underlyingSource.start");
+  const t = s.type;
+  let type: "bytes" | undefined;
+  if (t !== undefined) {
+    const str = convertDOMString(t);
+    if (str !== "bytes") throw typeError(`'${str}' is not a valid ReadableStreamType; the only valid type is 'bytes'`);
+    type = "bytes";
+  }
+  return { autoAllocateChunkSize, cancel: cancelFn, pull: pullFn, start: startFn, type };
+}
+
+function convertPipeOptions(options: unknown): { preventAbort: boolean; preventCancel: boolean; preventClose: boolean; signal: AbortSignal | undefined } {
+  const dict = convertDictionary(options, "options");
+  if (dict === undefined) return { preventAbort: false, preventCancel: false, preventClose: false, signal: undefined };
+  const preventAbort = convertBoolean(dict.preventAbort);
+  const preventCancel = convertBoolean(dict.preventCancel);
+  const preventClose = convertBoolean(dict.preventClose);
+  const signal = dict.signal;
+  if (signal !== undefined && !isAbortSignal(signal)) throw typeError("options.signal must be an AbortSignal");
+  return { preventAbort, preventCancel, preventClose, signal: signal as AbortSignal | undefined };
+}
+
+let getStream: (x: unknown) => ReadableStreamInternal | undefined;
+let wrap: <T>(s: ReadableStreamInternal) => ReadableStream<T>;
+const kWrap = Symbol();
+
+function illegal(): TypeError {
+  return typeError("Illegal invocation: not a ReadableStream");
+}
+
+/** A source of data that can be read, piped and teed (§4.2). */
+export class ReadableStream<R = unknown> {
+  #s: ReadableStreamInternal;
+
+  /**
+   * Creates a ReadableStream from an underlying source (`type: "bytes"` for a readable byte stream)
+   * and a queuing strategy.
+   */
+  constructor(
+    underlyingSource: UnderlyingDefaultSource<R> | UnderlyingByteSource | undefined = undefined,
+    strategy: QueuingStrategy<R> | undefined = undefined,
+  ) {
+    if ((underlyingSource as unknown) === kWrap) {
+      this.#s = strategy as unknown as ReadableStreamInternal;
+      return;
+    }
+    if (underlyingSource !== undefined && !isObject(underlyingSource)) {
+      throw typeError("The underlying source must be an object");
+    }
+    const strategyRecord = convertQueuingStrategy(strategy, "strategy");
+    const dict = convertUnderlyingSource(underlyingSource);
+    const stream = this.#s = new ReadableStreamInternal();
+    if (dict.type === "bytes") {
+      if (strategyRecord.size !== undefined) throw rangeError("The strategy for a byte stream cannot have a size function");
+      const hwm = ExtractHighWaterMark(strategyRecord, 0);
+      SetUpReadableByteStreamControllerFromUnderlyingSource(stream, underlyingSource, dict, hwm);
+    } else {
+      const sizeAlgorithm = ExtractSizeAlgorithm(strategyRecord);
+      const hwm = ExtractHighWaterMark(strategyRecord, 1);
+      SetUpReadableStreamDefaultControllerFromUnderlyingSource(stream, underlyingSource, dict, hwm, sizeAlgorithm);
+    }
+  }
+
+  static {
+    getStream = (x) => (typeof x === "object" && x !== null && #s in x ? (x as ReadableStream).#s : undefined);
+    wrap = <T>(s: ReadableStreamInternal) => new ReadableStream<T>(kWrap as unknown as UnderlyingDefaultSource<T>, s as unknown as QueuingStrategy<T>);
+    registerReadableStreamBrand(getStream);
+  }
+
+  /** Creates a ReadableStream that yields the values of an iterable or async iterable. */
+  static from<R>(asyncIterable: Iterable<R> | AsyncIterable<R>): ReadableStream<R> {
+    return wrap<R>(ReadableStreamFromIterable(asyncIterable));
+  }
+
+  /** Whether the stream is locked to a reader. */
+  get locked(): boolean {
+    const s = getStream(this);
+    if (s === undefined) throw illegal();
+    return IsReadableStreamLocked(s);
+  }
+
+  /** Cancels the stream. */
+  cancel(reason: unknown = undefined): Promise<undefined> {
+    const s = getStream(this);
+    if (s === undefined) return PromiseReject(illegal());
+    if (IsReadableStreamLocked(s)) return PromiseReject(typeError("Cannot cancel a stream that is locked to a reader"));
+    return ReadableStreamCancel(s, reason);
+  }
+
+  /** Locks the stream and returns a default reader, or a BYOB reader with `{ mode: "byob" }`. */
+  getReader(options: { mode: "byob" }): ReadableStreamBYOBReader;
+  getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamDefaultReader<R>;
+  getReader(options: ReadableStreamGetReaderOptions | undefined = undefined): ReadableStreamDefaultReader<R> | ReadableStreamBYOBReader {
+    if (getStream(this) === undefined) throw illegal();
+    const dict = convertDictionary(options, "options");
+    const mode = dict === undefined ? undefined : dict.mode;
+    if (mode === undefined) return new ReadableStreamDefaultReader<R>(this);
+    const str = convertDOMString(mode);
+    if (str !== "byob") throw typeError(`'${str}' is not a valid ReadableStreamReaderMode; the only valid mode is 'byob'`);
+    return new ReadableStreamBYOBReader(this as unknown as ReadableStream<Uint8Array>);
+  }
+
+  /** Pipes this stream through a transform (a writable/readable pair) and returns its readable side. */
+  pipeThrough<T>(transform: { writable: WritableStream<R>; readable: ReadableStream<T> }, options: StreamPipeOptions | undefined = undefined): ReadableStream<T> {
+    const s = getStream(this);
+    if (s === undefined) throw illegal();
+    const pair = convertDictionary(transform, "transform");
+    if (pair === undefined) throw typeError("transform must be an object with readable and writable members");
+    const readable = pair.readable;
+    const readableInternal = getStream(readable);
+    if (readableInternal === undefined) throw typeError("transform.readable must be a ReadableStream");
+    const writable = pair.writable;
+    const writableInternal = writableStreamInternal(writable);
+    if (writableInternal === undefined) throw typeError("transform.writable must be a WritableStream");
+    const opts = convertPipeOptions(options);
+    if (IsReadableStreamLocked(s)) throw typeError("Cannot pipe a stream that is locked to a reader");
+    if (IsWritableStreamLocked(writableInternal)) throw typeError("Cannot pipe to a stream that is locked to a writer");
+    const promise = ReadableStreamPipeTo(s, writableInternal, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
+    setPromiseIsHandledToTrue(promise);
+    return readable as ReadableStream<T>;
+  }
+
+  /** Pipes this stream to a WritableStream; fulfills when piping completes. */
+  pipeTo(destination: WritableStream<R>, options: StreamPipeOptions | undefined = undefined): Promise<undefined> {
+    const s = getStream(this);
+    if (s === undefined) return PromiseReject(illegal());
+    const dest = writableStreamInternal(destination);
+    if (dest === undefined) return PromiseReject(typeError("The destination must be a WritableStream"));
+    let opts;
+    try {
+      opts = convertPipeOptions(options);
+    } catch (e) {
+      return PromiseReject(e);
+    }
+    if (IsReadableStreamLocked(s)) return PromiseReject(typeError("Cannot pipe a stream that is locked to a reader"));
+    if (IsWritableStreamLocked(dest)) return PromiseReject(typeError("Cannot pipe to a stream that is locked to a writer"));
+    return ReadableStreamPipeTo(s, dest, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
+  }
+
+  /** Splits the stream into two branches that each receive every chunk. */
+  tee(): [ReadableStream<R>, ReadableStream<R>] {
+    const s = getStream(this);
+    if (s === undefined) throw illegal();
+    const [a, b] = s.controller.isByte ? ReadableByteStreamTee(s) : ReadableStreamDefaultTee(s);
+    return [wrap<R>(a), wrap<R>(b)];
+  }
+
+  /** Returns an async iterator over the stream's chunks. */
+  values(options: ReadableStreamIteratorOptions | undefined = undefined): ReadableStreamAsyncIterator<R> {
+    const s = getStream(this);
+    if (s === undefined) throw illegal();
+    const dict = convertDictionary(options, "options");
+    const preventCancel = dict === undefined ? false : convertBoolean(dict.preventCancel);
+    const reader = AcquireReadableStreamDefaultReader(s);
+    return CreateReadableStreamAsyncIterator(reader, preventCancel) as ReadableStreamAsyncIterator<R>;
+  }
+
+  declare [Symbol.asyncIterator]: (options?: ReadableStreamIteratorOptions) => ReadableStreamAsyncIterator<R>;
+}
+defineInterface(ReadableStream, "ReadableStream");
+ObjectDefineProperty(ReadableStream.prototype, SymbolAsyncIterator, {
+  value: ReadableStream.prototype.values,
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});
+
+/** Wraps an internal readable stream in the public class. */
+export function wrapReadableStream<T>(s: ReadableStreamInternal): ReadableStream<T> {
+  return wrap<T>(s);
+}
+
+/** The internal state of a public ReadableStream, or undefined. */
+export function readableStreamInternal(x: unknown): ReadableStreamInternal | undefined {
+  return getStream(x);
+}

@@ -1,0 +1,50 @@
+/**
+ * Underlying-source algorithms: the pull and cancel algorithms a readable controller calls.
+ * User sources are wrapped once per stream (no closure per algorithm); internal sources (tee,
+ * TransformStream, ReadableStream.from) implement the same interface directly.
+ * @module
+ */
+import { invokePromiseCallback, type AlgorithmResult } from "../shared/promise.ts";
+
+export interface SourceAlgorithms {
+  /** pullAlgorithm. `undefined` means "a promise resolved with undefined". */
+  pull(): AlgorithmResult;
+  /** cancelAlgorithm(reason). */
+  cancel(reason: unknown): AlgorithmResult;
+}
+
+/** The algorithms of SetUpReadable{StreamDefault,ByteStream}ControllerFromUnderlyingSource. */
+export class UnderlyingSourceAlgorithms implements SourceAlgorithms {
+  readonly #source: unknown;
+  readonly #pull: Function | undefined;
+  readonly #cancel: Function | undefined;
+  readonly #controller: object;
+
+  constructor(source: unknown, pull: Function | undefined, cancel: Function | undefined, controller: object) {
+    this.#source = source;
+    this.#pull = pull;
+    this.#cancel = cancel;
+    this.#controller = controller;
+  }
+
+  pull(): AlgorithmResult {
+    const pull = this.#pull;
+    if (pull === undefined) return undefined;
+    return invokePromiseCallback(pull, this.#source, [this.#controller]);
+  }
+
+  cancel(reason: unknown): AlgorithmResult {
+    const cancel = this.#cancel;
+    if (cancel === undefined) return undefined;
+    return invokePromiseCallback(cancel, this.#source, [reason]);
+  }
+}
+
+/** Converted members of an UnderlyingSource dictionary. */
+export interface UnderlyingSourceRecord {
+  autoAllocateChunkSize: number | undefined;
+  cancel: Function | undefined;
+  pull: Function | undefined;
+  start: Function | undefined;
+  type: "bytes" | undefined;
+}

@@ -1,0 +1,171 @@
+/**
+ * The internal state of a ReadableStream and the stream-level abstract operations
+ * (Streams §4.9.2 "Interfacing with controllers", §4.9.1 "Working with readable streams").
+ * Readers and controllers are plain internal objects here; the public classes wrap them.
+ * @module
+ */
+import { LazyPromise, PENDING, PromiseReject, PromiseResolve, type AlgorithmResult } from "../shared/promise.ts";
+import { PromisePrototypeThen } from "../shared/primordials.ts";
+import { RingQueue } from "../shared/queue.ts";
+
+export const READABLE = 0;
+export const CLOSED = 1;
+export const ERRORED = 2;
+
+/** A read request (§4.3.2): what a pending default read does once a chunk, close or error arrives. */
+export interface ReadRequest {
+  chunkSteps(chunk: unknown): void;
+  closeSteps(): void;
+  errorSteps(e: unknown): void;
+}
+
+/** A read-into request (§4.4.2): a pending BYOB read. */
+export interface ReadIntoRequest {
+  chunkSteps(chunk: ArrayBufferView): void;
+  closeSteps(chunk: ArrayBufferView | undefined): void;
+  errorSteps(e: unknown): void;
+}
+
+/** What the stream needs from its controller: [[CancelSteps]], [[PullSteps]], [[ReleaseSteps]]. */
+export interface ReadableControllerInternal {
+  readonly isByte: boolean;
+  stream: ReadableStreamInternal;
+  cancelSteps(reason: unknown): AlgorithmResult;
+  pullSteps(readRequest: ReadRequest): void;
+  releaseSteps(): void;
+  /**
+   * [[PullSteps]] for the case where a chunk is already queued: dequeues it (running the same close /
+   * pull-if-needed steps) and returns it, or returns NO_CHUNK without doing anything. Lets a read with
+   * data buffered skip the read-request object (fast path FP-READ).
+   */
+  readSync(): unknown;
+}
+
+/** Sentinel returned by readSync() when no chunk is queued. */
+export const NO_CHUNK: unique symbol = Symbol("no chunk");
+
+/** Internal state of a default or BYOB reader. */
+export class ReaderInternal {
+  stream: ReadableStreamInternal | undefined = undefined;
+  readonly closed: LazyPromise = new LazyPromise();
+  readonly byob: boolean;
+  /** [[readRequests]] (default reader) or [[readIntoRequests]] (BYOB reader). */
+  requests: RingQueue<ReadRequest & ReadIntoRequest> = new RingQueue();
+
+  constructor(byob: boolean) {
+    this.byob = byob;
+  }
+}
+
+/** Internal state of a ReadableStream (§4.2.2 internal slots). */
+export class ReadableStreamInternal {
+  state: number = READABLE;
+  storedError: unknown = undefined;
+  disturbed = false;
+  reader: ReaderInternal | undefined = undefined;
+  controller!: ReadableControllerInternal;
+}
+
+/** IsReadableStreamLocked(stream). */
+export function IsReadableStreamLocked(stream: ReadableStreamInternal): boolean {
+  return stream.reader !== undefined;
+}
+
+/** ReadableStreamClose(stream). */
+export function ReadableStreamClose(stream: ReadableStreamInternal): void {
+  stream.state = CLOSED;
+  const reader = stream.reader;
+  if (reader === undefined) return;
+  reader.closed.resolve();
+  if (!reader.byob) {
+    const requests = reader.requests;
+    if (requests.size === 0) return;
+    reader.requests = new RingQueue();
+    while (requests.size > 0) requests.shift().closeSteps();
+  }
+}
+
+/** ReadableStreamError(stream, e). */
+export function ReadableStreamError(stream: ReadableStreamInternal, e: unknown): void {
+  stream.state = ERRORED;
+  stream.storedError = e;
+  const reader = stream.reader;
+  if (reader === undefined) return;
+  reader.closed.reject(e, true);
+  ReaderErrorRequests(reader, e);
+}
+
+/** ReadableStreamDefaultReaderErrorReadRequests / ReadableStreamBYOBReaderErrorReadIntoRequests. */
+export function ReaderErrorRequests(reader: ReaderInternal, e: unknown): void {
+  const requests = reader.requests;
+  if (requests.size === 0) return;
+  reader.requests = new RingQueue();
+  while (requests.size > 0) requests.shift().errorSteps(e);
+}
+
+function returnUndefined(): undefined {
+  return undefined;
+}
+
+/** ReadableStreamCancel(stream, reason). */
+export function ReadableStreamCancel(stream: ReadableStreamInternal, reason: unknown): Promise<undefined> {
+  stream.disturbed = true;
+  if (stream.state === CLOSED) return PromiseResolve(undefined);
+  if (stream.state === ERRORED) return PromiseReject(stream.storedError);
+  ReadableStreamClose(stream);
+  const reader = stream.reader;
+  if (reader !== undefined && reader.byob) {
+    const requests = reader.requests;
+    if (requests.size > 0) {
+      reader.requests = new RingQueue();
+      while (requests.size > 0) requests.shift().closeSteps(undefined);
+    }
+  }
+  const sourceCancel = stream.controller.cancelSteps(reason);
+  return PromisePrototypeThen(
+    sourceCancel === undefined ? PromiseResolve(undefined) : sourceCancel,
+    returnUndefined,
+  ) as Promise<undefined>;
+}
+
+/** ReadableStreamAddReadRequest / ReadableStreamAddReadIntoRequest. */
+export function ReadableStreamAddRequest(stream: ReadableStreamInternal, request: ReadRequest | ReadIntoRequest): void {
+  stream.reader!.requests.push(request as ReadRequest & ReadIntoRequest);
+}
+
+/** ReadableStreamFulfillReadRequest(stream, chunk, done). */
+export function ReadableStreamFulfillReadRequest(stream: ReadableStreamInternal, chunk: unknown, done: boolean): void {
+  const request = stream.reader!.requests.shift();
+  if (done) request.closeSteps();
+  else request.chunkSteps(chunk);
+}
+
+/** ReadableStreamFulfillReadIntoRequest(stream, chunk, done). */
+export function ReadableStreamFulfillReadIntoRequest(
+  stream: ReadableStreamInternal,
+  chunk: ArrayBufferView,
+  done: boolean,
+): void {
+  const request = stream.reader!.requests.shift();
+  if (done) request.closeSteps(chunk);
+  else request.chunkSteps(chunk);
+}
+
+/** ReadableStreamGetNumReadRequests / ReadableStreamGetNumReadIntoRequests. */
+export function ReadableStreamGetNumRequests(stream: ReadableStreamInternal): number {
+  return stream.reader!.requests.size;
+}
+
+/** ReadableStreamHasDefaultReader(stream). */
+export function ReadableStreamHasDefaultReader(stream: ReadableStreamInternal): boolean {
+  const reader = stream.reader;
+  return reader !== undefined && !reader.byob;
+}
+
+/** ReadableStreamHasBYOBReader(stream). */
+export function ReadableStreamHasBYOBReader(stream: ReadableStreamInternal): boolean {
+  const reader = stream.reader;
+  return reader !== undefined && reader.byob;
+}
+
+export { PENDING };

@@ -1,0 +1,123 @@
+/**
+ * ArrayBuffer helpers for byte streams: the spec's TransferArrayBuffer, IsDetachedBuffer,
+ * CanTransferArrayBuffer, CopyDataBlockBytes and the ArrayBufferView checks of WebIDL.
+ * @module
+ */
+import { NativeArrayBuffer, NativeTypeError, NativeUint8Array, ReflectApply } from "./primordials.ts";
+
+const ArrayBufferProto = ArrayBuffer.prototype as ArrayBuffer & {
+  transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer;
+};
+const transferFn = ArrayBufferProto.transfer;
+const detachedGetter = Object.getOwnPropertyDescriptor(ArrayBufferProto, "detached")?.get;
+const byteLengthGetter = Object.getOwnPropertyDescriptor(ArrayBufferProto, "byteLength")!.get!;
+const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const typedArrayBufferGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, "buffer")!.get!;
+const typedArrayTagGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag)!.get!;
+const typedArraySet = (TypedArrayProto as Uint8Array).set;
+const DataViewProto = DataView.prototype;
+const dataViewBufferGetter = Object.getOwnPropertyDescriptor(DataViewProto, "buffer")!.get!;
+const ArrayBufferIsView = ArrayBuffer.isView;
+const structuredCloneFn: typeof structuredClone | undefined = (globalThis as { structuredClone?: typeof structuredClone })
+  .structuredClone;
+const SharedArrayBufferCtor = (globalThis as { SharedArrayBuffer?: SharedArrayBufferConstructor }).SharedArrayBuffer;
+const sabByteLengthGetter = SharedArrayBufferCtor
+  ? Object.getOwnPropertyDescriptor(SharedArrayBufferCtor.prototype, "byteLength")?.get
+  : undefined;
+
+export function isArrayBuffer(x: unknown): x is ArrayBuffer {
+  try {
+    ReflectApply(byteLengthGetter, x, []);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isSharedArrayBuffer(x: unknown): boolean {
+  if (sabByteLengthGetter === undefined) return false;
+  try {
+    ReflectApply(sabByteLengthGetter, x, []);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function arrayBufferByteLength(buffer: ArrayBuffer): number {
+  return ReflectApply(byteLengthGetter, buffer, []) as number;
+}
+
+/** The spec's IsDetachedBuffer. */
+export function IsDetachedBuffer(buffer: ArrayBuffer): boolean {
+  if (detachedGetter !== undefined) return ReflectApply(detachedGetter, buffer, []) as boolean;
+  // Pre-ES2024 engines: a detached buffer reports byteLength 0 and rejects views over it.
+  if (arrayBufferByteLength(buffer) !== 0) return false;
+  try {
+    new NativeUint8Array(buffer);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The spec's TransferArrayBuffer: a new ArrayBuffer with the same data; `buffer` is detached. */
+export function TransferArrayBuffer(buffer: ArrayBuffer): ArrayBuffer {
+  if (IsDetachedBuffer(buffer)) throw new NativeTypeError("Cannot transfer a detached ArrayBuffer");
+  if (transferFn !== undefined) return ReflectApply(transferFn, buffer, []) as ArrayBuffer;
+  return structuredCloneFn!(buffer, { transfer: [buffer] });
+}
+
+/** The spec's CanTransferArrayBuffer (WebAssembly.Memory buffers are not transferable either). */
+export function CanTransferArrayBuffer(buffer: ArrayBuffer): boolean {
+  return !IsDetachedBuffer(buffer);
+}
+
+/** The underlying buffer of an ArrayBufferView, read without user-patchable getters. */
+export function viewBuffer(view: ArrayBufferView): ArrayBuffer {
+  return (typedArrayTag(view) !== undefined
+    ? ReflectApply(typedArrayBufferGetter, view, [])
+    : ReflectApply(dataViewBufferGetter, view, [])) as ArrayBuffer;
+}
+
+/** The [[TypedArrayName]] of a typed array, or undefined for a DataView. */
+export function typedArrayTag(view: ArrayBufferView): string | undefined {
+  return ReflectApply(typedArrayTagGetter, view, []) as string | undefined;
+}
+
+/**
+ * WebIDL conversion to `ArrayBufferView` (no [AllowShared]): a typed array or DataView over a
+ * non-shared ArrayBuffer.
+ */
+export function convertArrayBufferView(value: unknown, context: string): ArrayBufferView {
+  if (!ArrayBufferIsView(value)) throw new NativeTypeError(`${context} must be an ArrayBuffer view`);
+  const buffer = viewBuffer(value as ArrayBufferView);
+  if (isSharedArrayBuffer(buffer)) throw new NativeTypeError(`${context} must not be backed by a SharedArrayBuffer`);
+  return value as ArrayBufferView;
+}
+
+/** CopyDataBlockBytes(to, toIndex, from, fromIndex, count). */
+export function copyDataBlockBytes(
+  to: ArrayBuffer,
+  toIndex: number,
+  from: ArrayBuffer,
+  fromIndex: number,
+  count: number,
+): void {
+  ReflectApply(typedArraySet, new NativeUint8Array(to, toIndex, count), [
+    new NativeUint8Array(from, fromIndex, count),
+  ]);
+}
+
+/** CloneArrayBuffer(buffer, offset, length, %ArrayBuffer%). */
+export function cloneArrayBuffer(buffer: ArrayBuffer, offset: number, length: number): ArrayBuffer {
+  const out = new NativeArrayBuffer(length);
+  copyDataBlockBytes(out, 0, buffer, offset, length);
+  return out;
+}
+
+/** The spec's CloneAsUint8Array(O). */
+export function CloneAsUint8Array(view: ArrayBufferView): Uint8Array {
+  const buffer = cloneArrayBuffer(viewBuffer(view), view.byteOffset, view.byteLength);
+  return new NativeUint8Array(buffer);
+}

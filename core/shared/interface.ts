@@ -1,0 +1,31 @@
+/**
+ * WebIDL interface shape for our classes: members on prototypes are enumerable, `Symbol.toStringTag`
+ * names the interface, and the constructor's `name` is the interface name.
+ * @module
+ */
+import { ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, SymbolToStringTag } from "./primordials.ts";
+
+const ownKeys = Reflect.ownKeys;
+
+function makeEnumerable(target: object): void {
+  for (const key of ownKeys(target)) {
+    if (key === "constructor" || key === "prototype" || key === "length" || key === "name") continue;
+    const desc = ObjectGetOwnPropertyDescriptor(target, key)!;
+    if (!desc.enumerable) {
+      desc.enumerable = true;
+      ObjectDefineProperty(target, key, desc);
+    }
+  }
+}
+
+/** Applies WebIDL interface conventions to a class (prototype and static members). */
+export function defineInterface(ctor: Function, name: string): void {
+  makeEnumerable(ctor.prototype);
+  makeEnumerable(ctor);
+  ObjectDefineProperty(ctor.prototype, SymbolToStringTag, {
+    value: name,
+    writable: false,
+    enumerable: false,
+    configurable: true,
+  });
+}

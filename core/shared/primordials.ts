@@ -1,0 +1,56 @@
+/**
+ * Built-ins captured once at module load, so that nothing observable goes through globals or
+ * prototype methods that user code can patch later (`Promise.prototype.then`, `Reflect.apply`, ...).
+ * @module
+ */
+
+export const ReflectApply: typeof Reflect.apply = Reflect.apply;
+export const ObjectDefineProperty: typeof Object.defineProperty = Object.defineProperty;
+export const ObjectDefineProperties: typeof Object.defineProperties = Object.defineProperties;
+export const ObjectGetOwnPropertyDescriptor: typeof Object.getOwnPropertyDescriptor =
+  Object.getOwnPropertyDescriptor;
+export const ObjectSetPrototypeOf: typeof Object.setPrototypeOf = Object.setPrototypeOf;
+export const ObjectGetPrototypeOf: typeof Object.getPrototypeOf = Object.getPrototypeOf;
+export const SymbolAsyncIterator: typeof Symbol.asyncIterator = Symbol.asyncIterator;
+export const SymbolIterator: typeof Symbol.iterator = Symbol.iterator;
+export const SymbolToStringTag: typeof Symbol.toStringTag = Symbol.toStringTag;
+export const NumberIsNaN: typeof Number.isNaN = Number.isNaN;
+export const MathMin: typeof Math.min = Math.min;
+export const MathTrunc: typeof Math.trunc = Math.trunc;
+
+export const NativePromise: PromiseConstructor = Promise;
+const PromiseResolveFn = Promise.resolve;
+const PromiseRejectFn = Promise.reject;
+const PromiseThen = Promise.prototype.then;
+
+/** WebIDL "a promise resolved with x" (PromiseResolve(%Promise%, x)). */
+export function PromiseResolve<T>(value: T | PromiseLike<T>): Promise<T> {
+  return ReflectApply(PromiseResolveFn, NativePromise, [value]) as Promise<T>;
+}
+
+/** WebIDL "a promise rejected with r". */
+export function PromiseReject<T = never>(reason: unknown): Promise<T> {
+  return ReflectApply(PromiseRejectFn, NativePromise, [reason]) as Promise<T>;
+}
+
+/** PerformPromiseThen without looking up a (patchable) `then`. */
+export function PromisePrototypeThen<T, R1 = T, R2 = never>(
+  promise: Promise<T>,
+  onFulfilled?: ((value: T) => R1 | PromiseLike<R1>) | undefined,
+  onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | undefined,
+): Promise<R1 | R2> {
+  return ReflectApply(PromiseThen, promise, [onFulfilled, onRejected]) as Promise<R1 | R2>;
+}
+
+const queueMicrotaskFn = globalThis.queueMicrotask;
+/** Queue a microtask (HTML "queue a microtask"). */
+export function queueMicrotask(cb: () => void): void {
+  ReflectApply(queueMicrotaskFn, globalThis, [cb]);
+}
+
+export const NativeAbortController: typeof AbortController = globalThis.AbortController;
+export const NativeArrayBuffer: ArrayBufferConstructor = ArrayBuffer;
+export const NativeUint8Array: Uint8ArrayConstructor = Uint8Array;
+export const NativeDataView: DataViewConstructor = DataView;
+export const NativeTypeError: TypeErrorConstructor = TypeError;
+export const NativeRangeError: RangeErrorConstructor = RangeError;

@@ -1,0 +1,174 @@
+/**
+ * Promise plumbing for the core.
+ *
+ * `LazyPromise` is a promise slot (a reader's `closed`, a writer's `ready`/`closed`) whose JS Promise is
+ * only allocated when user code asks for it. Internal code settles the slot and reads its state directly.
+ * Fast path FP-LAZY (core/README.md).
+ * @module
+ */
+import {
+  NativePromise,
+  PromisePrototypeThen,
+  PromiseReject,
+  PromiseResolve,
+  queueMicrotask,
+  ReflectApply,
+} from "./primordials.ts";
+
+export const PENDING = 0;
+export const FULFILLED = 1;
+export const REJECTED = 2;
+
+function noop(): void {}
+
+/** Marks a promise as handled ("set promise.[[PromiseIsHandled]] to true"). */
+export function setPromiseIsHandledToTrue(p: Promise<unknown>): void {
+  PromisePrototypeThen(p, undefined, noop);
+}
+
+export class LazyPromise {
+  state: number = PENDING;
+  value: unknown = undefined;
+  #handled = false;
+  #promise: Promise<undefined> | undefined = undefined;
+  #resolve: ((v: undefined) => void) | undefined = undefined;
+  #reject: ((e: unknown) => void) | undefined = undefined;
+
+  /** The JS promise, allocated on first use. */
+  get promise(): Promise<undefined> {
+    let p = this.#promise;
+    if (p === undefined) {
+      if (this.state === PENDING) {
+        p = new NativePromise<undefined>((res, rej) => {
+          this.#resolve = res;
+          this.#reject = rej;
+        });
+      } else if (this.state === FULFILLED) {
+        p = PromiseResolve(undefined);
+      } else {
+        p = PromiseReject(this.value);
+        if (this.#handled) setPromiseIsHandledToTrue(p);
+      }
+      this.#promise = p;
+    }
+    return p;
+  }
+
+  resolve(): void {
+    if (this.state !== PENDING) return;
+    this.state = FULFILLED;
+    const r = this.#resolve;
+    if (r !== undefined) {
+      this.#resolve = this.#reject = undefined;
+      r(undefined);
+    }
+  }
+
+  /** Rejects the slot; `handled` marks the promise as handled as the spec asks at every call site. */
+  reject(reason: unknown, handled: boolean): void {
+    if (this.state !== PENDING) return;
+    this.state = REJECTED;
+    this.value = reason;
+    this.#handled = handled;
+    const r = this.#reject;
+    if (r !== undefined) {
+      this.#resolve = this.#reject = undefined;
+      r(reason);
+      if (handled) setPromiseIsHandledToTrue(this.#promise!);
+    }
+  }
+
+  /** Replaces the slot with a fresh pending promise ("set x to a new promise"). */
+  resetPending(): void {
+    this.state = PENDING;
+    this.value = undefined;
+    this.#handled = false;
+    this.#promise = this.#resolve = this.#reject = undefined;
+  }
+
+  /** Replaces the slot with a promise resolved with undefined. */
+  resetResolved(): void {
+    this.resetPending();
+    this.state = FULFILLED;
+  }
+
+  /** Replaces the slot with a promise rejected with `reason`. */
+  resetRejected(reason: unknown, handled: boolean): void {
+    this.resetPending();
+    this.state = REJECTED;
+    this.value = reason;
+    this.#handled = handled;
+  }
+}
+
+/** A promise together with its resolving functions. */
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T | PromiseLike<T>) => void;
+  reject: (reason: unknown) => void;
+}
+
+export function newDeferred<T>(): Deferred<T> {
+  let resolve!: (value: T | PromiseLike<T>) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new NativePromise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
+ * The result of an internal algorithm: `undefined` stands for "a promise resolved with undefined"
+ * without allocating one (fast path FP-SYNC-ALGO); anything else is a real promise.
+ */
+export type AlgorithmResult = Promise<unknown> | undefined;
+
+/**
+ * "Upon settlement of p": runs `onFulfilled`/`onRejected` as a promise reaction would. A synchronous
+ * result (`undefined`) is reacted to with a microtask: the reaction job is queued at the same point the
+ * spec's PerformPromiseThen on an already-fulfilled promise would queue it, so ordering is unchanged.
+ */
+export function uponAlgorithm(
+  result: AlgorithmResult,
+  onFulfilled: () => void,
+  onRejected: (reason: unknown) => void,
+): void {
+  if (result === undefined) queueMicrotask(onFulfilled);
+  else PromisePrototypeThen(result, onFulfilled, onRejected);
+}
+
+/** "Upon fulfillment/rejection of p", for real promises. */
+export function uponPromise<T>(
+  p: Promise<T>,
+  onFulfilled: ((value: T) => void) | undefined,
+  onRejected?: (reason: unknown) => void,
+): void {
+  PromisePrototypeThen(p, onFulfilled, onRejected);
+}
+
+/** Turns an algorithm result into a real promise (for values handed to user code). */
+export function algorithmToPromise(result: AlgorithmResult): Promise<unknown> {
+  return result === undefined ? PromiseResolve(undefined) : result;
+}
+
+/**
+ * Invokes a user callback as WebIDL does for a callback returning a promise: the result is
+ * "a promise resolved with" the return value, and a throw becomes a rejected promise. Returns
+ * `undefined` (FP-SYNC-ALGO) when the callback returned undefined synchronously.
+ */
+export function invokePromiseCallback(
+  fn: Function,
+  thisArg: unknown,
+  args: unknown[],
+): AlgorithmResult {
+  let r: unknown;
+  try {
+    r = ReflectApply(fn, thisArg, args);
+  } catch (e) {
+    return PromiseReject(e);
+  }
+  return r === undefined ? undefined : PromiseResolve(r);
+}
+
+export { PromiseReject, PromiseResolve };

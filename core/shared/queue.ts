@@ -1,0 +1,73 @@
+/**
+ * A growable ring buffer: O(1) push/shift without `Array#shift` and without allocating per element.
+ * Used for every queue in the core (chunk queues, read requests, write requests, pull-into descriptors).
+ * @module
+ */
+
+const INITIAL_CAPACITY = 16; // power of two
+
+export class RingQueue<T> {
+  #items: (T | undefined)[];
+  #head = 0;
+  #size = 0;
+  #mask: number;
+
+  constructor() {
+    this.#items = new Array(INITIAL_CAPACITY);
+    this.#mask = INITIAL_CAPACITY - 1;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  push(value: T): void {
+    if (this.#size === this.#items.length) this.#grow();
+    this.#items[(this.#head + this.#size) & this.#mask] = value;
+    this.#size++;
+  }
+
+  /** Removes and returns the first element. The queue must not be empty. */
+  shift(): T {
+    const items = this.#items;
+    const head = this.#head;
+    const value = items[head] as T;
+    items[head] = undefined;
+    this.#head = (head + 1) & this.#mask;
+    this.#size--;
+    return value;
+  }
+
+  /** The first element. The queue must not be empty. */
+  peek(): T {
+    return this.#items[this.#head] as T;
+  }
+
+  /** Replaces the first element. The queue must not be empty. */
+  replaceFirst(value: T): void {
+    this.#items[this.#head] = value;
+  }
+
+  /** Element at position i (0 = first). */
+  at(i: number): T {
+    return this.#items[(this.#head + i) & this.#mask] as T;
+  }
+
+  clear(): void {
+    if (this.#size === 0) return;
+    this.#items = new Array(INITIAL_CAPACITY);
+    this.#mask = INITIAL_CAPACITY - 1;
+    this.#head = 0;
+    this.#size = 0;
+  }
+
+  #grow(): void {
+    const old = this.#items;
+    const cap = old.length;
+    const next: (T | undefined)[] = new Array(cap * 2);
+    for (let i = 0; i < cap; i++) next[i] = old[(this.#head + i) & this.#mask];
+    this.#items = next;
+    this.#head = 0;
+    this.#mask = cap * 2 - 1;
+  }
+}

@@ -1,0 +1,403 @@
+/**
+ * TransformStream and TransformStreamDefaultController (Streams §6), with their abstract operations.
+ * @module
+ */
+import { defineInterface } from "../shared/interface.ts";
+import { PromisePrototypeThen, PromiseReject, ReflectApply } from "../shared/primordials.ts";
+import { algorithmToPromise, invokePromiseCallback, newDeferred, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import { convertCallback, isObject, rangeError, typeError } from "../shared/webidl.ts";
+import { convertQueuingStrategy, ExtractHighWaterMark, ExtractSizeAlgorithm, type SizeAlgorithm } from "../strategies/extract.ts";
+import type { QueuingStrategy, Transformer } from "../types.ts";
+import { CreateReadableStream } from "../readable/create.ts";
+import {
+  DefaultControllerInternal,
+  ReadableStreamDefaultControllerCanCloseOrEnqueue,
+  ReadableStreamDefaultControllerClose,
+  ReadableStreamDefaultControllerEnqueue,
+  ReadableStreamDefaultControllerError,
+  ReadableStreamDefaultControllerGetDesiredSize,
+  ReadableStreamDefaultControllerHasBackpressure,
+} from "../readable/default-controller.ts";
+import { wrapReadableStream, type ReadableStream } from "../readable/readable-stream.ts";
+import type { SourceAlgorithms } from "../readable/source-algorithms.ts";
+import { ERRORED as R_ERRORED, type ReadableStreamInternal } from "../readable/stream-internal.ts";
+import {
+  ERRORED as W_ERRORED,
+  ERRORING,
+  SetUpWritableStreamDefaultController,
+  WritableControllerInternal,
+  WritableStreamDefaultControllerErrorIfNeeded,
+  WritableStreamInternal,
+  type SinkAlgorithms,
+} from "../writable/stream-internal.ts";
+import { wrapWritableStream, type WritableStream } from "../writable/writable-stream.ts";
+
+interface TransformerRecord {
+  cancel: Function | undefined;
+  flush: Function | undefined;
+  start: Function | undefined;
+  transform: Function | undefined;
+}
+
+function convertTransformer(t: unknown): TransformerRecord {
+  if (t === undefined) return { cancel: undefined, flush: undefined, start: undefined, transform: undefined };
+  const o = t as Record<string, unknown>;
+  const cancel = o.cancel;
+  const cancelFn = cancel === undefined ? undefined : convertCallback(cancel, "transformer.cancel");
+  const flush = o.flush;
+  const flushFn = flush === undefined ? undefined : convertCallback(flush, "transformer.flush");
+  const readableType = o.readableType;
+  const start = o.start;
+  const startFn = start === undefined ? undefined : convertCallback(start, "transformer.start");
+  const transform = o.transform;
+  const transformFn = transform === undefined ? undefined : convertCallback(transform, "transformer.transform");
+  const writableType = o.writableType;
+  if (readableType !== undefined) throw rangeError("Invalid readableType specified");
+  if (writableType !== undefined) throw rangeError("Invalid writableType specified");
+  return { cancel: cancelFn, flush: flushFn, start: startFn, transform: transformFn };
+}
+
+/** Internal state of a TransformStream (§6.2.2). */
+class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms {
+  readable!: ReadableStreamInternal;
+  writable!: WritableStreamInternal;
+  backpressure: boolean | undefined = undefined;
+  backpressureChangePromise: Deferred<undefined> | undefined = undefined;
+  controller!: TransformControllerInternal;
+
+  readableController(): DefaultControllerInternal {
+    return this.readable.controller as DefaultControllerInternal;
+  }
+
+  // Sink algorithms (§6.4.3)
+
+  /** TransformStreamDefaultSinkWriteAlgorithm(stream, chunk). */
+  write(chunk: unknown): AlgorithmResult {
+    const controller = this.controller;
+    if (this.backpressure) {
+      return PromisePrototypeThen(this.backpressureChangePromise!.promise, () => {
+        const writable = this.writable;
+        if (writable.state === ERRORING) throw writable.storedError;
+        return TransformStreamDefaultControllerPerformTransform(controller, chunk);
+      });
+    }
+    return TransformStreamDefaultControllerPerformTransform(controller, chunk);
+  }
+
+  /** TransformStreamDefaultSinkAbortAlgorithm(stream, reason). */
+  abort(reason: unknown): AlgorithmResult {
+    const controller = this.controller;
+    if (controller.finishPromise !== undefined) return controller.finishPromise.promise;
+    const readable = this.readable;
+    const finish = controller.finishPromise = newDeferred<undefined>();
+    const cancelPromise = controller.cancelAlgorithm(reason);
+    TransformStreamDefaultControllerClearAlgorithms(controller);
+    PromisePrototypeThen(
+      algorithmToPromise(cancelPromise),
+      () => {
+        if (readable.state === R_ERRORED) {
+          finish.reject(readable.storedError);
+        } else {
+          ReadableStreamDefaultControllerError(this.readableController(), reason);
+          finish.resolve(undefined);
+        }
+      },
+      (r: unknown) => {
+        ReadableStreamDefaultControllerError(this.readableController(), r);
+        finish.reject(r);
+      },
+    );
+    return finish.promise;
+  }
+
+  /** TransformStreamDefaultSinkCloseAlgorithm(stream). */
+  close(): AlgorithmResult {
+    const controller = this.controller;
+    if (controller.finishPromise !== undefined) return controller.finishPromise.promise;
+    const readable = this.readable;
+    const finish = controller.finishPromise = newDeferred<undefined>();
+    const flushPromise = controller.flushAlgorithm();
+    TransformStreamDefaultControllerClearAlgorithms(controller);
+    PromisePrototypeThen(
+      algorithmToPromise(flushPromise),
+      () => {
+        if (readable.state === R_ERRORED) {
+          finish.reject(readable.storedError);
+        } else {
+          ReadableStreamDefaultControllerClose(this.readableController());
+          finish.resolve(undefined);
+        }
+      },
+      (r: unknown) => {
+        ReadableStreamDefaultControllerError(this.readableController(), r);
+        finish.reject(r);
+      },
+    );
+    return finish.promise;
+  }
+
+  // Source algorithms (§6.4.4)
+
+  /** TransformStreamDefaultSourcePullAlgorithm(stream). */
+  pull(): AlgorithmResult {
+    TransformStreamSetBackpressure(this, false);
+    return this.backpressureChangePromise!.promise;
+  }
+
+  /** TransformStreamDefaultSourceCancelAlgorithm(stream, reason). */
+  cancel(reason: unknown): AlgorithmResult {
+    const controller = this.controller;
+    if (controller.finishPromise !== undefined) return controller.finishPromise.promise;
+    const writable = this.writable;
+    const finish = controller.finishPromise = newDeferred<undefined>();
+    const cancelPromise = controller.cancelAlgorithm(reason);
+    TransformStreamDefaultControllerClearAlgorithms(controller);
+    PromisePrototypeThen(
+      algorithmToPromise(cancelPromise),
+      () => {
+        if (writable.state === W_ERRORED) {
+          finish.reject(writable.storedError);
+        } else {
+          WritableStreamDefaultControllerErrorIfNeeded(writable.controller, reason);
+          TransformStreamUnblockWrite(this);
+          finish.resolve(undefined);
+        }
+      },
+      (r: unknown) => {
+        WritableStreamDefaultControllerErrorIfNeeded(writable.controller, r);
+        TransformStreamUnblockWrite(this);
+        finish.reject(r);
+      },
+    );
+    return finish.promise;
+  }
+}
+
+/** Internal state of a TransformStreamDefaultController (§6.3.2). */
+class TransformControllerInternal {
+  stream!: TransformStreamInternal;
+  finishPromise: Deferred<undefined> | undefined = undefined;
+  transformer: unknown = undefined;
+  transformFn: Function | undefined = undefined;
+  flushFn: Function | undefined = undefined;
+  cancelFn: Function | undefined = undefined;
+  cleared = false;
+  pub!: TransformStreamDefaultController;
+
+  transformAlgorithm(chunk: unknown): AlgorithmResult {
+    const fn = this.transformFn;
+    if (fn === undefined) {
+      try {
+        TransformStreamDefaultControllerEnqueue(this, chunk);
+      } catch (e) {
+        return PromiseReject(e);
+      }
+      return undefined;
+    }
+    return invokePromiseCallback(fn, this.transformer, [chunk, this.pub]);
+  }
+
+  flushAlgorithm(): AlgorithmResult {
+    const fn = this.flushFn;
+    return fn === undefined ? undefined : invokePromiseCallback(fn, this.transformer, [this.pub]);
+  }
+
+  cancelAlgorithm(reason: unknown): AlgorithmResult {
+    const fn = this.cancelFn;
+    return fn === undefined ? undefined : invokePromiseCallback(fn, this.transformer, [reason]);
+  }
+}
+
+/** InitializeTransformStream(stream, startPromise, ...). */
+function InitializeTransformStream(
+  stream: TransformStreamInternal,
+  startPromise: Promise<unknown>,
+  writableHighWaterMark: number,
+  writableSizeAlgorithm: SizeAlgorithm | undefined,
+  readableHighWaterMark: number,
+  readableSizeAlgorithm: SizeAlgorithm | undefined,
+): void {
+  const startAlgorithm = (): Promise<unknown> => startPromise;
+  const writable = stream.writable = new WritableStreamInternal();
+  SetUpWritableStreamDefaultController(writable, new WritableControllerInternal(), startAlgorithm, stream, writableHighWaterMark, writableSizeAlgorithm);
+  stream.readable = CreateReadableStream(startAlgorithm, stream, readableHighWaterMark, readableSizeAlgorithm);
+  stream.backpressure = undefined;
+  stream.backpressureChangePromise = undefined;
+  TransformStreamSetBackpressure(stream, true);
+}
+
+/** TransformStreamError(stream, e). */
+function TransformStreamError(stream: TransformStreamInternal, e: unknown): void {
+  ReadableStreamDefaultControllerError(stream.readableController(), e);
+  TransformStreamErrorWritableAndUnblockWrite(stream, e);
+}
+
+/** TransformStreamErrorWritableAndUnblockWrite(stream, e). */
+function TransformStreamErrorWritableAndUnblockWrite(stream: TransformStreamInternal, e: unknown): void {
+  TransformStreamDefaultControllerClearAlgorithms(stream.controller);
+  WritableStreamDefaultControllerErrorIfNeeded(stream.writable.controller, e);
+  TransformStreamUnblockWrite(stream);
+}
+
+/** TransformStreamSetBackpressure(stream, backpressure). */
+function TransformStreamSetBackpressure(stream: TransformStreamInternal, backpressure: boolean): void {
+  stream.backpressureChangePromise?.resolve(undefined);
+  stream.backpressureChangePromise = newDeferred();
+  stream.backpressure = backpressure;
+}
+
+/** TransformStreamUnblockWrite(stream). */
+function TransformStreamUnblockWrite(stream: TransformStreamInternal): void {
+  if (stream.backpressure) TransformStreamSetBackpressure(stream, false);
+}
+
+/** TransformStreamDefaultControllerClearAlgorithms(controller). */
+function TransformStreamDefaultControllerClearAlgorithms(c: TransformControllerInternal): void {
+  c.transformFn = undefined;
+  c.flushFn = undefined;
+  c.cancelFn = undefined;
+  c.cleared = true;
+}
+
+/** TransformStreamDefaultControllerEnqueue(controller, chunk). */
+function TransformStreamDefaultControllerEnqueue(c: TransformControllerInternal, chunk: unknown): void {
+  const stream = c.stream;
+  const readableController = stream.readableController();
+  if (!ReadableStreamDefaultControllerCanCloseOrEnqueue(readableController)) {
+    throw typeError("Readable side is not in a state that permits enqueue");
+  }
+  try {
+    ReadableStreamDefaultControllerEnqueue(readableController, chunk);
+  } catch (e) {
+    TransformStreamErrorWritableAndUnblockWrite(stream, e);
+    throw stream.readable.storedError;
+  }
+  const backpressure = ReadableStreamDefaultControllerHasBackpressure(readableController);
+  if (backpressure !== stream.backpressure) TransformStreamSetBackpressure(stream, true);
+}
+
+/** TransformStreamDefaultControllerPerformTransform(controller, chunk). */
+function TransformStreamDefaultControllerPerformTransform(c: TransformControllerInternal, chunk: unknown): Promise<unknown> {
+  const transformPromise = c.cleared ? undefined : c.transformAlgorithm(chunk);
+  return PromisePrototypeThen(algorithmToPromise(transformPromise), undefined, (r: unknown) => {
+    TransformStreamError(c.stream, r);
+    throw r;
+  });
+}
+
+/** TransformStreamDefaultControllerTerminate(controller). */
+function TransformStreamDefaultControllerTerminate(c: TransformControllerInternal): void {
+  const stream = c.stream;
+  ReadableStreamDefaultControllerClose(stream.readableController());
+  TransformStreamErrorWritableAndUnblockWrite(stream, typeError("TransformStream terminated"));
+}
+
+let createController: (c: TransformControllerInternal) => TransformStreamDefaultController;
+let getController: (x: unknown) => TransformControllerInternal;
+const kCreate = Symbol();
+
+/** The controller handed to a transformer (§6.3). */
+export class TransformStreamDefaultController<O = unknown> {
+  #c!: TransformControllerInternal;
+
+  /** Not constructible: controllers are created by TransformStream. */
+  constructor(token: unknown = undefined) {
+    if (token !== kCreate) throw typeError("Illegal constructor");
+  }
+
+  static {
+    createController = (c) => {
+      const o = new TransformStreamDefaultController(kCreate);
+      o.#c = c;
+      return o;
+    };
+    getController = (x) => {
+      if (typeof x !== "object" || x === null || !(#c in x)) {
+        throw typeError("Illegal invocation: not a TransformStreamDefaultController");
+      }
+      return (x as TransformStreamDefaultController).#c;
+    };
+  }
+
+  /** The readable side's desired size. */
+  get desiredSize(): number | null {
+    const c = getController(this);
+    return ReadableStreamDefaultControllerGetDesiredSize(c.stream.readableController());
+  }
+
+  /** Enqueues a chunk on the readable side. */
+  enqueue(chunk: O = undefined as O): void {
+    TransformStreamDefaultControllerEnqueue(getController(this), chunk);
+  }
+
+  /** Errors both sides of the stream. */
+  error(reason: unknown = undefined): void {
+    const c = getController(this);
+    TransformStreamError(c.stream, reason);
+  }
+
+  /** Closes the readable side and errors the writable side. */
+  terminate(): void {
+    TransformStreamDefaultControllerTerminate(getController(this));
+  }
+}
+defineInterface(TransformStreamDefaultController, "TransformStreamDefaultController");
+
+let getStream: (x: unknown) => TransformStreamInternal | undefined;
+
+/** A pair of streams where data written to the writable side comes out transformed on the readable side (§6.2). */
+export class TransformStream<I = unknown, O = unknown> {
+  #t: TransformStreamInternal;
+  #readable: ReadableStream<O>;
+  #writable: WritableStream<I>;
+
+  /** Creates a TransformStream from a transformer and the two sides' queuing strategies. */
+  constructor(
+    transformer: Transformer<I, O> | undefined = undefined,
+    writableStrategy: QueuingStrategy<I> | undefined = undefined,
+    readableStrategy: QueuingStrategy<O> | undefined = undefined,
+  ) {
+    if (transformer !== undefined && !isObject(transformer)) throw typeError("The transformer must be an object");
+    const writableRecord = convertQueuingStrategy(writableStrategy, "writableStrategy");
+    const readableRecord = convertQueuingStrategy(readableStrategy, "readableStrategy");
+    const dict = convertTransformer(transformer);
+    const readableHighWaterMark = ExtractHighWaterMark(readableRecord, 0);
+    const readableSizeAlgorithm = ExtractSizeAlgorithm(readableRecord);
+    const writableHighWaterMark = ExtractHighWaterMark(writableRecord, 1);
+    const writableSizeAlgorithm = ExtractSizeAlgorithm(writableRecord);
+    const startPromise = newDeferred<unknown>();
+    const stream = this.#t = new TransformStreamInternal();
+    InitializeTransformStream(stream, startPromise.promise, writableHighWaterMark, writableSizeAlgorithm, readableHighWaterMark, readableSizeAlgorithm);
+    // SetUpTransformStreamDefaultControllerFromTransformer
+    const c = new TransformControllerInternal();
+    c.pub = createController(c);
+    c.stream = stream;
+    stream.controller = c;
+    c.transformer = transformer;
+    c.transformFn = dict.transform;
+    c.flushFn = dict.flush;
+    c.cancelFn = dict.cancel;
+    this.#readable = wrapReadableStream<O>(stream.readable);
+    this.#writable = wrapWritableStream(stream.writable) as WritableStream<I>;
+    const start = dict.start;
+    if (start !== undefined) startPromise.resolve(ReflectApply(start, transformer, [c.pub]));
+    else startPromise.resolve(undefined);
+  }
+
+  static {
+    getStream = (x) => (typeof x === "object" && x !== null && #t in x ? (x as TransformStream).#t : undefined);
+  }
+
+  /** The readable side. */
+  get readable(): ReadableStream<O> {
+    if (getStream(this) === undefined) throw typeError("Illegal invocation: not a TransformStream");
+    return (this as TransformStream<I, O>).#readable;
+  }
+
+  /** The writable side. */
+  get writable(): WritableStream<I> {
+    if (getStream(this) === undefined) throw typeError("Illegal invocation: not a TransformStream");
+    return (this as TransformStream<I, O>).#writable;
+  }
+}
+defineInterface(TransformStream, "TransformStream");

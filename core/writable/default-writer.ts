@@ -1,0 +1,176 @@
+/**
+ * WritableStreamDefaultWriter (Streams §5.3) and the writer abstract operations.
+ * @module
+ */
+import { defineInterface } from "../shared/interface.ts";
+import { NativePromise, PromiseReject, PromiseResolve } from "../shared/primordials.ts";
+import { typeError } from "../shared/webidl.ts";
+import { toWritableStreamInternal } from "./brand.ts";
+import {
+  CLOSED,
+  ERRORED,
+  ERRORING,
+  IsWritableStreamLocked,
+  WRITABLE,
+  WritableStreamAbort,
+  WritableStreamClose,
+  WritableStreamCloseQueuedOrInFlight,
+  WritableStreamDefaultControllerGetDesiredSize,
+  WritableStreamDefaultWriterEnsureClosedPromiseRejected,
+  WritableStreamDefaultWriterEnsureReadyPromiseRejected,
+  WritableStreamDefaultWriterWriteInternal,
+  WriterInternal,
+  type WritableStreamInternal,
+  type WriteRequest,
+} from "./stream-internal.ts";
+import type { WritableStream } from "./writable-stream.ts";
+
+/** SetUpWritableStreamDefaultWriter / AcquireWritableStreamDefaultWriter. */
+export function AcquireWritableStreamDefaultWriter(stream: WritableStreamInternal): WriterInternal {
+  if (IsWritableStreamLocked(stream)) throw typeError("This stream is already locked to a writer");
+  const writer = new WriterInternal();
+  writer.stream = stream;
+  stream.writer = writer;
+  const state = stream.state;
+  if (state === WRITABLE) {
+    if (!WritableStreamCloseQueuedOrInFlight(stream) && stream.backpressure) {
+      // ready stays pending
+    } else {
+      writer.ready.resolve();
+    }
+  } else if (state === ERRORING) {
+    writer.ready.reject(stream.storedError, true);
+  } else if (state === CLOSED) {
+    writer.ready.resolve();
+    writer.closed.resolve();
+  } else {
+    writer.ready.reject(stream.storedError, true);
+    writer.closed.reject(stream.storedError, true);
+  }
+  return writer;
+}
+
+/** WritableStreamDefaultWriterCloseWithErrorPropagation(writer). */
+export function WritableStreamDefaultWriterCloseWithErrorPropagation(writer: WriterInternal): Promise<undefined> {
+  const stream = writer.stream!;
+  const state = stream.state;
+  if (WritableStreamCloseQueuedOrInFlight(stream) || state === CLOSED) return PromiseResolve(undefined);
+  if (state === ERRORED) return PromiseReject(stream.storedError);
+  return WritableStreamClose(stream);
+}
+
+/** WritableStreamDefaultWriterGetDesiredSize(writer). */
+function WritableStreamDefaultWriterGetDesiredSize(writer: WriterInternal): number | null {
+  const stream = writer.stream!;
+  const state = stream.state;
+  if (state === ERRORED || state === ERRORING) return null;
+  if (state === CLOSED) return 0;
+  return WritableStreamDefaultControllerGetDesiredSize(stream.controller);
+}
+
+/** WritableStreamDefaultWriterRelease(writer). */
+export function WritableStreamDefaultWriterRelease(writer: WriterInternal): void {
+  const stream = writer.stream!;
+  const releasedError = typeError("The writer's lock was released");
+  WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer, releasedError);
+  WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer, releasedError);
+  stream.writer = undefined;
+  writer.stream = undefined;
+}
+
+class PromiseWriteRequest implements WriteRequest {
+  readonly promise: Promise<undefined>;
+  #resolve!: (v: undefined) => void;
+  #reject!: (e: unknown) => void;
+  constructor() {
+    this.promise = new NativePromise((res, rej) => {
+      this.#resolve = res;
+      this.#reject = rej;
+    });
+  }
+  resolve(): void {
+    this.#resolve(undefined);
+  }
+  reject(e: unknown): void {
+    this.#reject(e);
+  }
+}
+
+let getWriter: (x: unknown) => WriterInternal | undefined;
+
+function illegal(): TypeError {
+  return typeError("Illegal invocation: not a WritableStreamDefaultWriter");
+}
+
+/** A writer that writes chunks to a WritableStream it has locked (§5.3). */
+export class WritableStreamDefaultWriter<W = unknown> {
+  #w: WriterInternal;
+
+  /** Locks `stream`. Throws a TypeError if it is already locked. */
+  constructor(stream: WritableStream<W>) {
+    this.#w = AcquireWritableStreamDefaultWriter(toWritableStreamInternal(stream, "Argument 1"));
+  }
+
+  static {
+    getWriter = (x) => (typeof x === "object" && x !== null && #w in x ? (x as WritableStreamDefaultWriter).#w : undefined);
+  }
+
+  /** Fulfills when the stream closes; rejects if it errors or the lock is released. */
+  get closed(): Promise<undefined> {
+    const w = getWriter(this);
+    if (w === undefined) return PromiseReject(illegal());
+    return w.closed.promise;
+  }
+
+  /** The amount the stream wants written; null if errored or erroring. */
+  get desiredSize(): number | null {
+    const w = getWriter(this);
+    if (w === undefined) throw illegal();
+    if (w.stream === undefined) throw typeError("The writer's lock was released");
+    return WritableStreamDefaultWriterGetDesiredSize(w);
+  }
+
+  /** Fulfills when the stream has no backpressure. */
+  get ready(): Promise<undefined> {
+    const w = getWriter(this);
+    if (w === undefined) return PromiseReject(illegal());
+    return w.ready.promise;
+  }
+
+  /** Aborts the stream. */
+  abort(reason: unknown = undefined): Promise<undefined> {
+    const w = getWriter(this);
+    if (w === undefined) return PromiseReject(illegal());
+    if (w.stream === undefined) return PromiseReject(typeError("Cannot abort a stream using a released writer"));
+    return WritableStreamAbort(w.stream, reason);
+  }
+
+  /** Closes the stream after queued writes finish. */
+  close(): Promise<undefined> {
+    const w = getWriter(this);
+    if (w === undefined) return PromiseReject(illegal());
+    const stream = w.stream;
+    if (stream === undefined) return PromiseReject(typeError("Cannot close a stream using a released writer"));
+    if (WritableStreamCloseQueuedOrInFlight(stream)) return PromiseReject(typeError("The stream is already closing"));
+    return WritableStreamClose(stream);
+  }
+
+  /** Releases the lock; `ready` and `closed` reject with a TypeError. */
+  releaseLock(): void {
+    const w = getWriter(this);
+    if (w === undefined) throw illegal();
+    if (w.stream === undefined) return;
+    WritableStreamDefaultWriterRelease(w);
+  }
+
+  /** Writes a chunk; the promise settles when the sink has processed it. */
+  write(chunk: W = undefined as W): Promise<undefined> {
+    const w = getWriter(this);
+    if (w === undefined) return PromiseReject(illegal());
+    if (w.stream === undefined) return PromiseReject(typeError("Cannot write to a stream using a released writer"));
+    const request = new PromiseWriteRequest();
+    WritableStreamDefaultWriterWriteInternal(w, chunk, request);
+    return request.promise;
+  }
+}
+defineInterface(WritableStreamDefaultWriter, "WritableStreamDefaultWriter");

@@ -1,0 +1,488 @@
+/**
+ * The internal state of a WritableStream and its abstract operations (Streams §5.5.1 and §5.5.2),
+ * with the writer's and controller's internal state. Public classes wrap these objects.
+ * @module
+ */
+import { LazyPromise, newDeferred, PENDING, uponAlgorithm, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import { NativeAbortController, PromiseReject, PromiseResolve, ReflectApply } from "../shared/primordials.ts";
+import { RingQueue } from "../shared/queue.ts";
+import { typeError } from "../shared/webidl.ts";
+import type { SizeAlgorithm } from "../strategies/extract.ts";
+
+export const WRITABLE = 0;
+export const CLOSED = 1;
+export const ERRORING = 2;
+export const ERRORED = 3;
+
+/** A pending write: settled when the sink finishes it. */
+export interface WriteRequest {
+  resolve(): void;
+  reject(e: unknown): void;
+}
+
+/** The sink algorithms: write, close and abort (SetUpWritableStreamDefaultController). */
+export interface SinkAlgorithms {
+  write(chunk: unknown): AlgorithmResult;
+  close(): AlgorithmResult;
+  abort(reason: unknown): AlgorithmResult;
+}
+
+export interface PendingAbortRequest {
+  deferred: Deferred<undefined>;
+  reason: unknown;
+  wasAlreadyErroring: boolean;
+}
+
+/** Internal state of a WritableStreamDefaultWriter. */
+export class WriterInternal {
+  stream: WritableStreamInternal | undefined = undefined;
+  readonly ready: LazyPromise = new LazyPromise();
+  readonly closed: LazyPromise = new LazyPromise();
+  /** Internal waiter for `ready` (used by pipeTo instead of a promise reaction). */
+  onReady: (() => void) | undefined = undefined;
+}
+
+const CLOSE_SENTINEL = Symbol("close");
+
+/** Internal state of a WritableStreamDefaultController (§5.4.2). */
+export class WritableControllerInternal {
+  stream!: WritableStreamInternal;
+  queue: RingQueue<unknown> = new RingQueue();
+  sizes: RingQueue<number> | undefined = undefined;
+  queueTotalSize = 0;
+  started = false;
+  strategyHWM = 1;
+  strategySizeAlgorithm: SizeAlgorithm | undefined = undefined;
+  hasSizeAlgorithm = false;
+  algorithms: SinkAlgorithms | undefined = undefined;
+  abortController: AbortController | undefined = undefined;
+  abortReason: unknown = undefined;
+  aborted = false;
+  pub: object | undefined = undefined;
+  onWriteFulfilled: (() => void) | undefined = undefined;
+  onWriteRejected: ((e: unknown) => void) | undefined = undefined;
+
+  /** The controller's AbortSignal, created on first use (FP-LAZY). */
+  get signal(): AbortSignal {
+    let ac = this.abortController;
+    if (ac === undefined) {
+      ac = this.abortController = new NativeAbortController();
+      if (this.aborted) ac.abort(this.abortReason);
+    }
+    return ac.signal;
+  }
+
+  signalAbort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.abortReason = reason;
+    const ac = this.abortController;
+    if (ac !== undefined) ReflectApply(abortFn, ac, [reason]);
+  }
+}
+const abortFn = NativeAbortController.prototype.abort;
+
+/** Internal state of a WritableStream (§5.2.2). */
+export class WritableStreamInternal {
+  state: number = WRITABLE;
+  storedError: unknown = undefined;
+  writer: WriterInternal | undefined = undefined;
+  controller!: WritableControllerInternal;
+  inFlightWriteRequest: WriteRequest | undefined = undefined;
+  closeRequest: Deferred<undefined> | undefined = undefined;
+  inFlightCloseRequest: Deferred<undefined> | undefined = undefined;
+  pendingAbortRequest: PendingAbortRequest | undefined = undefined;
+  writeRequests: RingQueue<WriteRequest> = new RingQueue();
+  backpressure = false;
+}
+
+export function IsWritableStreamLocked(stream: WritableStreamInternal): boolean {
+  return stream.writer !== undefined;
+}
+
+/** WritableStreamAbort(stream, reason). */
+export function WritableStreamAbort(stream: WritableStreamInternal, reason: unknown): Promise<undefined> {
+  if (stream.state === CLOSED || stream.state === ERRORED) return PromiseResolve(undefined);
+  stream.controller.signalAbort(reason);
+  const state = stream.state;
+  if (state === CLOSED || state === ERRORED) return PromiseResolve(undefined);
+  if (stream.pendingAbortRequest !== undefined) return stream.pendingAbortRequest.deferred.promise;
+  let wasAlreadyErroring = false;
+  if (state === ERRORING) {
+    wasAlreadyErroring = true;
+    reason = undefined;
+  }
+  const deferred = newDeferred<undefined>();
+  stream.pendingAbortRequest = { deferred, reason, wasAlreadyErroring };
+  if (!wasAlreadyErroring) WritableStreamStartErroring(stream, reason);
+  return deferred.promise;
+}
+
+/** WritableStreamClose(stream). */
+export function WritableStreamClose(stream: WritableStreamInternal): Promise<undefined> {
+  const state = stream.state;
+  if (state === CLOSED || state === ERRORED) {
+    return PromiseReject(typeError("The stream is closed or errored and cannot be closed"));
+  }
+  const deferred = newDeferred<undefined>();
+  stream.closeRequest = deferred;
+  const writer = stream.writer;
+  if (writer !== undefined && stream.backpressure && state === WRITABLE) resolveReady(writer);
+  WritableStreamDefaultControllerClose(stream.controller);
+  return deferred.promise;
+}
+
+function resolveReady(writer: WriterInternal): void {
+  writer.ready.resolve();
+  const waiter = writer.onReady;
+  if (waiter !== undefined) {
+    writer.onReady = undefined;
+    waiter();
+  }
+}
+
+/** WritableStreamDealWithRejection(stream, error). */
+export function WritableStreamDealWithRejection(stream: WritableStreamInternal, error: unknown): void {
+  if (stream.state === WRITABLE) {
+    WritableStreamStartErroring(stream, error);
+    return;
+  }
+  WritableStreamFinishErroring(stream);
+}
+
+/** WritableStreamStartErroring(stream, reason). */
+export function WritableStreamStartErroring(stream: WritableStreamInternal, reason: unknown): void {
+  const controller = stream.controller;
+  stream.state = ERRORING;
+  stream.storedError = reason;
+  const writer = stream.writer;
+  if (writer !== undefined) WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer, reason);
+  if (!WritableStreamHasOperationMarkedInFlight(stream) && controller.started) WritableStreamFinishErroring(stream);
+}
+
+/** WritableStreamFinishErroring(stream). */
+export function WritableStreamFinishErroring(stream: WritableStreamInternal): void {
+  stream.state = ERRORED;
+  const controller = stream.controller;
+  controller.queue.clear(); // [[ErrorSteps]]: ResetQueue
+  controller.sizes?.clear();
+  controller.queueTotalSize = 0;
+  const storedError = stream.storedError;
+  const requests = stream.writeRequests;
+  if (requests.size > 0) {
+    stream.writeRequests = new RingQueue();
+    while (requests.size > 0) requests.shift().reject(storedError);
+  }
+  const abortRequest = stream.pendingAbortRequest;
+  if (abortRequest === undefined) {
+    WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream);
+    return;
+  }
+  stream.pendingAbortRequest = undefined;
+  if (abortRequest.wasAlreadyErroring) {
+    abortRequest.deferred.reject(storedError);
+    WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream);
+    return;
+  }
+  // [[AbortSteps]](reason)
+  const result = controller.algorithms!.abort(abortRequest.reason);
+  WritableStreamDefaultControllerClearAlgorithms(controller);
+  uponAlgorithm(
+    result,
+    () => {
+      abortRequest.deferred.resolve(undefined);
+      WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream);
+    },
+    (reason: unknown) => {
+      abortRequest.deferred.reject(reason);
+      WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream);
+    },
+  );
+}
+
+/** WritableStreamFinishInFlightWrite(stream). */
+function WritableStreamFinishInFlightWrite(stream: WritableStreamInternal): void {
+  const request = stream.inFlightWriteRequest!;
+  stream.inFlightWriteRequest = undefined;
+  request.resolve();
+}
+
+/** WritableStreamFinishInFlightWriteWithError(stream, error). */
+function WritableStreamFinishInFlightWriteWithError(stream: WritableStreamInternal, error: unknown): void {
+  const request = stream.inFlightWriteRequest!;
+  stream.inFlightWriteRequest = undefined;
+  request.reject(error);
+  WritableStreamDealWithRejection(stream, error);
+}
+
+/** WritableStreamFinishInFlightClose(stream). */
+function WritableStreamFinishInFlightClose(stream: WritableStreamInternal): void {
+  stream.inFlightCloseRequest!.resolve(undefined);
+  stream.inFlightCloseRequest = undefined;
+  if (stream.state === ERRORING) {
+    stream.storedError = undefined;
+    if (stream.pendingAbortRequest !== undefined) {
+      stream.pendingAbortRequest.deferred.resolve(undefined);
+      stream.pendingAbortRequest = undefined;
+    }
+  }
+  stream.state = CLOSED;
+  const writer = stream.writer;
+  if (writer !== undefined) writer.closed.resolve();
+}
+
+/** WritableStreamFinishInFlightCloseWithError(stream, error). */
+function WritableStreamFinishInFlightCloseWithError(stream: WritableStreamInternal, error: unknown): void {
+  stream.inFlightCloseRequest!.reject(error);
+  stream.inFlightCloseRequest = undefined;
+  if (stream.pendingAbortRequest !== undefined) {
+    stream.pendingAbortRequest.deferred.reject(error);
+    stream.pendingAbortRequest = undefined;
+  }
+  WritableStreamDealWithRejection(stream, error);
+}
+
+/** WritableStreamCloseQueuedOrInFlight(stream). */
+export function WritableStreamCloseQueuedOrInFlight(stream: WritableStreamInternal): boolean {
+  return stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined;
+}
+
+/** WritableStreamHasOperationMarkedInFlight(stream). */
+function WritableStreamHasOperationMarkedInFlight(stream: WritableStreamInternal): boolean {
+  return stream.inFlightWriteRequest !== undefined || stream.inFlightCloseRequest !== undefined;
+}
+
+/** WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream). */
+function WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream: WritableStreamInternal): void {
+  if (stream.closeRequest !== undefined) {
+    stream.closeRequest.reject(stream.storedError);
+    stream.closeRequest = undefined;
+  }
+  const writer = stream.writer;
+  if (writer !== undefined) writer.closed.reject(stream.storedError, true);
+}
+
+/** WritableStreamUpdateBackpressure(stream, backpressure). */
+export function WritableStreamUpdateBackpressure(stream: WritableStreamInternal, backpressure: boolean): void {
+  const writer = stream.writer;
+  if (writer !== undefined && backpressure !== stream.backpressure) {
+    if (backpressure) writer.ready.resetPending();
+    else resolveReady(writer);
+  }
+  stream.backpressure = backpressure;
+}
+
+/** WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer, error). */
+export function WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer: WriterInternal, error: unknown): void {
+  if (writer.ready.state === PENDING) writer.ready.reject(error, true);
+  else writer.ready.resetRejected(error, true);
+  const waiter = writer.onReady;
+  if (waiter !== undefined) {
+    writer.onReady = undefined;
+    waiter();
+  }
+}
+
+/** WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer, error). */
+export function WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer: WriterInternal, error: unknown): void {
+  if (writer.closed.state === PENDING) writer.closed.reject(error, true);
+  else writer.closed.resetRejected(error, true);
+}
+
+// ---- controller operations (§5.5.4) ----
+
+/** WritableStreamDefaultControllerClearAlgorithms(controller). */
+export function WritableStreamDefaultControllerClearAlgorithms(c: WritableControllerInternal): void {
+  c.algorithms = undefined;
+  c.strategySizeAlgorithm = undefined;
+}
+
+/** WritableStreamDefaultControllerClose(controller). */
+function WritableStreamDefaultControllerClose(c: WritableControllerInternal): void {
+  c.queue.push(CLOSE_SENTINEL);
+  c.sizes?.push(0);
+  WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
+}
+
+/** WritableStreamDefaultControllerError(controller, error). */
+export function WritableStreamDefaultControllerError(c: WritableControllerInternal, error: unknown): void {
+  WritableStreamDefaultControllerClearAlgorithms(c);
+  WritableStreamStartErroring(c.stream, error);
+}
+
+/** WritableStreamDefaultControllerErrorIfNeeded(controller, error). */
+export function WritableStreamDefaultControllerErrorIfNeeded(c: WritableControllerInternal, error: unknown): void {
+  if (c.stream.state === WRITABLE) WritableStreamDefaultControllerError(c, error);
+}
+
+/** WritableStreamDefaultControllerGetBackpressure(controller). */
+function WritableStreamDefaultControllerGetBackpressure(c: WritableControllerInternal): boolean {
+  return c.strategyHWM - c.queueTotalSize <= 0;
+}
+
+/** WritableStreamDefaultControllerGetChunkSize(controller, chunk). */
+export function WritableStreamDefaultControllerGetChunkSize(c: WritableControllerInternal, chunk: unknown): number {
+  const size = c.strategySizeAlgorithm;
+  if (size === undefined) return 1;
+  try {
+    return size(chunk);
+  } catch (e) {
+    WritableStreamDefaultControllerErrorIfNeeded(c, e);
+    return 1;
+  }
+}
+
+/** WritableStreamDefaultControllerGetDesiredSize(controller). */
+export function WritableStreamDefaultControllerGetDesiredSize(c: WritableControllerInternal): number {
+  return c.strategyHWM - c.queueTotalSize;
+}
+
+function DequeueValue(c: WritableControllerInternal): void {
+  c.queue.shift();
+  if (c.sizes === undefined) {
+    c.queueTotalSize--;
+  } else {
+    c.queueTotalSize -= c.sizes.shift();
+    if (c.queueTotalSize < 0) c.queueTotalSize = 0;
+  }
+}
+
+/** WritableStreamDefaultControllerWrite(controller, chunk, chunkSize). */
+export function WritableStreamDefaultControllerWrite(c: WritableControllerInternal, chunk: unknown, chunkSize: number): void {
+  if (c.hasSizeAlgorithm) {
+    if (!(chunkSize >= 0) || chunkSize === Infinity) {
+      WritableStreamDefaultControllerErrorIfNeeded(c, new RangeError("The chunk size must be a finite, non-negative number"));
+      return;
+    }
+    let sizes = c.sizes;
+    if (sizes === undefined) {
+      sizes = c.sizes = new RingQueue();
+      for (let i = 0; i < c.queue.size; i++) sizes.push(c.queue.at(i) === CLOSE_SENTINEL ? 0 : 1);
+    }
+    sizes.push(chunkSize);
+  }
+  c.queue.push(chunk);
+  c.queueTotalSize += chunkSize;
+  const stream = c.stream;
+  if (!WritableStreamCloseQueuedOrInFlight(stream) && stream.state === WRITABLE) {
+    WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
+  }
+  WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
+}
+
+/** WritableStreamDefaultControllerAdvanceQueueIfNeeded(controller). */
+export function WritableStreamDefaultControllerAdvanceQueueIfNeeded(c: WritableControllerInternal): void {
+  const stream = c.stream;
+  if (!c.started) return;
+  if (stream.inFlightWriteRequest !== undefined) return;
+  if (stream.state === ERRORING) {
+    WritableStreamFinishErroring(stream);
+    return;
+  }
+  if (c.queue.size === 0) return;
+  const value = c.queue.peek();
+  if (value === CLOSE_SENTINEL) WritableStreamDefaultControllerProcessClose(c);
+  else WritableStreamDefaultControllerProcessWrite(c, value);
+}
+
+/** WritableStreamDefaultControllerProcessClose(controller). */
+function WritableStreamDefaultControllerProcessClose(c: WritableControllerInternal): void {
+  const stream = c.stream;
+  stream.inFlightCloseRequest = stream.closeRequest;
+  stream.closeRequest = undefined;
+  DequeueValue(c);
+  const result = c.algorithms!.close();
+  WritableStreamDefaultControllerClearAlgorithms(c);
+  uponAlgorithm(
+    result,
+    () => WritableStreamFinishInFlightClose(stream),
+    (reason: unknown) => WritableStreamFinishInFlightCloseWithError(stream, reason),
+  );
+}
+
+/** WritableStreamDefaultControllerProcessWrite(controller, chunk). */
+function WritableStreamDefaultControllerProcessWrite(c: WritableControllerInternal, chunk: unknown): void {
+  const stream = c.stream;
+  stream.inFlightWriteRequest = stream.writeRequests.shift();
+  const result = c.algorithms!.write(chunk);
+  uponAlgorithm(
+    result,
+    c.onWriteFulfilled ??= makeWriteFulfilled(c),
+    c.onWriteRejected ??= (reason: unknown) => {
+      if (c.stream.state === WRITABLE) WritableStreamDefaultControllerClearAlgorithms(c);
+      WritableStreamFinishInFlightWriteWithError(c.stream, reason);
+    },
+  );
+}
+
+function makeWriteFulfilled(c: WritableControllerInternal): () => void {
+  return () => {
+    const stream = c.stream;
+    WritableStreamFinishInFlightWrite(stream);
+    DequeueValue(c);
+    if (!WritableStreamCloseQueuedOrInFlight(stream) && stream.state === WRITABLE) {
+      WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
+    }
+    WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
+  };
+}
+
+/** SetUpWritableStreamDefaultController(...). `startAlgorithm` may throw. */
+export function SetUpWritableStreamDefaultController(
+  stream: WritableStreamInternal,
+  c: WritableControllerInternal,
+  startAlgorithm: (() => unknown) | undefined,
+  algorithms: SinkAlgorithms,
+  highWaterMark: number,
+  sizeAlgorithm: SizeAlgorithm | undefined,
+): void {
+  c.stream = stream;
+  stream.controller = c;
+  c.strategySizeAlgorithm = sizeAlgorithm;
+  c.hasSizeAlgorithm = sizeAlgorithm !== undefined;
+  c.strategyHWM = highWaterMark;
+  c.algorithms = algorithms;
+  WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
+  const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
+  uponAlgorithm(
+    startResult === undefined ? undefined : PromiseResolve(startResult),
+    () => {
+      c.started = true;
+      WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
+    },
+    (r: unknown) => {
+      c.started = true;
+      WritableStreamDealWithRejection(stream, r);
+    },
+  );
+}
+
+/** WritableStreamAddWriteRequest + WritableStreamDefaultWriterWrite's tail, shared by writers and pipes. */
+export function WritableStreamDefaultWriterWriteInternal(
+  writer: WriterInternal,
+  chunk: unknown,
+  request: WriteRequest,
+): void {
+  const stream = writer.stream!;
+  const c = stream.controller;
+  const chunkSize = WritableStreamDefaultControllerGetChunkSize(c, chunk);
+  if (stream !== writer.stream) {
+    request.reject(typeError("The writer's lock was released while writing"));
+    return;
+  }
+  const state = stream.state;
+  if (state === ERRORED) {
+    request.reject(stream.storedError);
+    return;
+  }
+  if (WritableStreamCloseQueuedOrInFlight(stream) || state === CLOSED) {
+    request.reject(typeError("The stream is closing or closed and cannot be written to"));
+    return;
+  }
+  if (state === ERRORING) {
+    request.reject(stream.storedError);
+    return;
+  }
+  stream.writeRequests.push(request);
+  WritableStreamDefaultControllerWrite(c, chunk, chunkSize);
+}

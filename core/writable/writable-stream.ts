@@ -1,0 +1,108 @@
+/**
+ * WritableStream (Streams §5.2).
+ * @module
+ */
+import { defineInterface } from "../shared/interface.ts";
+import { PromiseReject } from "../shared/primordials.ts";
+import { convertCallback, isObject, rangeError, typeError } from "../shared/webidl.ts";
+import { convertQueuingStrategy, ExtractHighWaterMark, ExtractSizeAlgorithm } from "../strategies/extract.ts";
+import type { QueuingStrategy, UnderlyingSink } from "../types.ts";
+import { registerWritableStreamBrand } from "./brand.ts";
+import { SetUpWritableStreamDefaultControllerFromUnderlyingSink, type UnderlyingSinkRecord } from "./default-controller.ts";
+import { WritableStreamDefaultWriter } from "./default-writer.ts";
+import {
+  IsWritableStreamLocked,
+  WritableStreamAbort,
+  WritableStreamClose,
+  WritableStreamCloseQueuedOrInFlight,
+  WritableStreamInternal,
+} from "./stream-internal.ts";
+
+function convertUnderlyingSink(sink: unknown): UnderlyingSinkRecord {
+  if (sink === undefined) return { abort: undefined, close: undefined, start: undefined, write: undefined };
+  const s = sink as Record<string, unknown>;
+  const abort = s.abort;
+  const abortFn = abort === undefined ? undefined : convertCallback(abort, "underlyingSink.abort");
+  const close = s.close;
+  const closeFn = close === undefined ? undefined : convertCallback(close, "underlyingSink.close");
+  const start = s.start;
+  const startFn = start === undefined ? undefined : convertCallback(start, "underlyingSink.start");
+  const type = s.type;
+  if (type !== undefined) throw rangeError("Invalid type is specified: a WritableStream has no type");
+  const write = s.write;
+  const writeFn = write === undefined ? undefined : convertCallback(write, "underlyingSink.write");
+  return { abort: abortFn, close: closeFn, start: startFn, write: writeFn };
+}
+
+let getStream: (x: unknown) => WritableStreamInternal | undefined;
+let wrap: (s: WritableStreamInternal) => WritableStream;
+const kWrap = Symbol();
+
+/** A destination for data (§5.2). */
+export class WritableStream<W = unknown> {
+  #s: WritableStreamInternal;
+
+  /** Creates a WritableStream over `underlyingSink` with the given queuing strategy. */
+  constructor(underlyingSink: UnderlyingSink<W> | undefined = undefined, strategy: QueuingStrategy<W> | undefined = undefined) {
+    if ((underlyingSink as unknown) === kWrap) {
+      this.#s = strategy as unknown as WritableStreamInternal;
+      return;
+    }
+    if (underlyingSink !== undefined && !isObject(underlyingSink)) {
+      throw typeError("The underlying sink must be an object");
+    }
+    const strategyRecord = convertQueuingStrategy(strategy, "strategy");
+    const dict = convertUnderlyingSink(underlyingSink);
+    const stream = this.#s = new WritableStreamInternal();
+    const sizeAlgorithm = ExtractSizeAlgorithm(strategyRecord);
+    const hwm = ExtractHighWaterMark(strategyRecord, 1);
+    SetUpWritableStreamDefaultControllerFromUnderlyingSink(stream, underlyingSink, dict, hwm, sizeAlgorithm);
+  }
+
+  static {
+    getStream = (x) => (typeof x === "object" && x !== null && #s in x ? (x as WritableStream).#s : undefined);
+    wrap = (s) => new WritableStream(kWrap as unknown as UnderlyingSink, s as unknown as QueuingStrategy);
+    registerWritableStreamBrand(getStream);
+  }
+
+  /** Whether the stream is locked to a writer. */
+  get locked(): boolean {
+    const s = getStream(this);
+    if (s === undefined) throw typeError("Illegal invocation: not a WritableStream");
+    return IsWritableStreamLocked(s);
+  }
+
+  /** Aborts the stream, discarding queued chunks. */
+  abort(reason: unknown = undefined): Promise<undefined> {
+    const s = getStream(this);
+    if (s === undefined) return PromiseReject(typeError("Illegal invocation: not a WritableStream"));
+    if (IsWritableStreamLocked(s)) return PromiseReject(typeError("Cannot abort a stream that is locked to a writer"));
+    return WritableStreamAbort(s, reason);
+  }
+
+  /** Closes the stream after queued chunks are written. */
+  close(): Promise<undefined> {
+    const s = getStream(this);
+    if (s === undefined) return PromiseReject(typeError("Illegal invocation: not a WritableStream"));
+    if (IsWritableStreamLocked(s)) return PromiseReject(typeError("Cannot close a stream that is locked to a writer"));
+    if (WritableStreamCloseQueuedOrInFlight(s)) return PromiseReject(typeError("The stream is already closing"));
+    return WritableStreamClose(s);
+  }
+
+  /** Locks the stream and returns a writer. */
+  getWriter(): WritableStreamDefaultWriter<W> {
+    if (getStream(this) === undefined) throw typeError("Illegal invocation: not a WritableStream");
+    return new WritableStreamDefaultWriter(this);
+  }
+}
+defineInterface(WritableStream, "WritableStream");
+
+/** Wraps an internal writable stream in the public class. */
+export function wrapWritableStream(s: WritableStreamInternal): WritableStream {
+  return wrap(s);
+}
+
+/** The internal state of a public WritableStream, or undefined. */
+export function writableStreamInternal(x: unknown): WritableStreamInternal | undefined {
+  return getStream(x);
+}

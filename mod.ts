@@ -1,17 +1,12 @@
 /**
- * fusestreams — BOOTSTRAP PLACEHOLDER: re-exports the runtime's native classes until core/ lands.
+ * fusestreams: the WHATWG Streams Standard (ReadableStream, WritableStream, TransformStream, their readers,
+ * writers and controllers, and the queuing strategies) in one promise-light, runtime-agnostic core.
+ *
+ * The exports are drop-in replacements for the runtime's global classes:
+ *
+ * ```ts
+ * import { ReadableStream, TransformStream, WritableStream } from "fusestreams";
+ * ```
  * @module
  */
-export const ReadableStream: typeof globalThis.ReadableStream = globalThis.ReadableStream;
-export const WritableStream: typeof globalThis.WritableStream = globalThis.WritableStream;
-export const TransformStream: typeof globalThis.TransformStream = globalThis.TransformStream;
-export const ByteLengthQueuingStrategy: typeof globalThis.ByteLengthQueuingStrategy = globalThis.ByteLengthQueuingStrategy;
-export const CountQueuingStrategy: typeof globalThis.CountQueuingStrategy = globalThis.CountQueuingStrategy;
-export const ReadableStreamDefaultReader: typeof globalThis.ReadableStreamDefaultReader = globalThis.ReadableStreamDefaultReader;
-export const ReadableStreamBYOBReader: typeof globalThis.ReadableStreamBYOBReader = globalThis.ReadableStreamBYOBReader;
-export const ReadableStreamDefaultController: typeof globalThis.ReadableStreamDefaultController = globalThis.ReadableStreamDefaultController;
-export const ReadableByteStreamController: typeof globalThis.ReadableByteStreamController = globalThis.ReadableByteStreamController;
-export const ReadableStreamBYOBRequest: typeof globalThis.ReadableStreamBYOBRequest = globalThis.ReadableStreamBYOBRequest;
-export const WritableStreamDefaultWriter: typeof globalThis.WritableStreamDefaultWriter = globalThis.WritableStreamDefaultWriter;
-export const WritableStreamDefaultController: typeof globalThis.WritableStreamDefaultController = globalThis.WritableStreamDefaultController;
-export const TransformStreamDefaultController: typeof globalThis.TransformStreamDefaultController = globalThis.TransformStreamDefaultController;
+export * from "./core/mod.ts";

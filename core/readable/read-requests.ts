@@ -7,10 +7,7 @@ import { NativePromise } from "../shared/primordials.ts";
 import type { ReadIntoRequest, ReadRequest } from "./stream-internal.ts";
 
 /** A ReadableStreamReadResult as a plain object. */
-export interface ReadResult<T> {
-  value: T | undefined;
-  done: boolean;
-}
+export type ReadResult<T> = { done: false; value: T } | { done: true; value: T | undefined };
 
 export class PromiseReadRequest implements ReadRequest, ReadIntoRequest {
   readonly promise: Promise<ReadResult<unknown>>;

@@ -90,6 +90,8 @@ export class ReadableStream<R = unknown> {
    * Creates a ReadableStream from an underlying source (`type: "bytes"` for a readable byte stream)
    * and a queuing strategy.
    */
+  constructor(underlyingSource: UnderlyingByteSource, strategy?: { highWaterMark?: number });
+  constructor(underlyingSource?: UnderlyingDefaultSource<R>, strategy?: QueuingStrategy<R>);
   constructor(
     underlyingSource: UnderlyingDefaultSource<R> | UnderlyingByteSource | undefined = undefined,
     strategy: QueuingStrategy<R> | undefined = undefined,

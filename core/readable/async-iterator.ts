@@ -17,7 +17,7 @@ import {
   ReadableStreamReaderGenericCancel,
   ReadableStreamReaderRelease,
 } from "./reader-ops.ts";
-import type { ReaderInternal, ReadRequest } from "./stream-internal.ts";
+import { NO_CHUNK, READABLE, type ReaderInternal, type ReadRequest } from "./stream-internal.ts";
 
 const END = Symbol("end of iteration");
 
@@ -106,6 +106,16 @@ export class ReadableStreamAsyncIterator<R = unknown> {
     }
     const state = this.#state;
     const ongoing = state.ongoing;
+    if (ongoing === null && !state.finished) {
+      // FP-ITER: with a chunk already queued and no call in flight, the next result is known now; it
+      // resolves without the read request, the intermediate promise and its reaction.
+      const stream = state.reader.stream;
+      if (stream !== undefined && stream.state === READABLE) {
+        stream.disturbed = true;
+        const chunk = stream.controller.readSync();
+        if (chunk !== NO_CHUNK) return PromiseResolve({ value: chunk as R, done: false });
+      }
+    }
     const step = (): Promise<IteratorResult<unknown>> => nextSteps(state);
     state.ongoing = ongoing !== null ? PromisePrototypeThen(ongoing, step, step) : nextSteps(state);
     return state.ongoing as Promise<IteratorResult<R, undefined>>;

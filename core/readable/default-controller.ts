@@ -13,7 +13,7 @@ import type { AlgorithmResult } from "../shared/promise.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { typeError } from "../shared/webidl.ts";
 import { validateChunkSize, type SizeAlgorithm } from "../strategies/extract.ts";
-import { UnderlyingSourceAlgorithms, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
+import { NO_SOURCE_ALGORITHMS, UnderlyingSourceAlgorithms, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
 import {
   CLOSED,
   ERRORED,
@@ -260,9 +260,14 @@ export function SetUpReadableStreamDefaultControllerFromUnderlyingSource(
   sizeAlgorithm: SizeAlgorithm | undefined,
 ): void {
   const c = new DefaultControllerInternal();
+  const start = dict.start;
+  if (start === undefined && dict.pull === undefined && dict.cancel === undefined) {
+    // No user callback can ever see the controller: skip the public object (FP-LAZY).
+    SetUpReadableStreamDefaultController(stream, c, undefined, NO_SOURCE_ALGORITHMS, highWaterMark, sizeAlgorithm);
+    return;
+  }
   const pub = createDefaultController(c);
   c.pub = pub;
-  const start = dict.start;
   SetUpReadableStreamDefaultController(
     stream,
     c,

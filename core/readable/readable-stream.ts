@@ -36,14 +36,12 @@ import { ReadableStreamDefaultReader } from "./default-reader.ts";
 import { ReadableStreamFromIterable } from "./from.ts";
 import { isAbortSignal, ReadableStreamPipeTo } from "./pipe-to.ts";
 import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
-import type { UnderlyingSourceRecord } from "./source-algorithms.ts";
+import { EMPTY_SOURCE, type UnderlyingSourceRecord } from "./source-algorithms.ts";
 import { IsReadableStreamLocked, ReadableStreamCancel, ReadableStreamInternal } from "./stream-internal.ts";
 import { ReadableStreamDefaultTee } from "./tee.ts";
 
 function convertUnderlyingSource(source: unknown): UnderlyingSourceRecord {
-  if (source === undefined) {
-    return { autoAllocateChunkSize: undefined, cancel: undefined, pull: undefined, start: undefined, type: undefined };
-  }
+  if (source === undefined) return EMPTY_SOURCE;
   const s = source as Record<string, unknown>;
   const aacs = s.autoAllocateChunkSize;
   const autoAllocateChunkSize = aacs === undefined ? undefined : convertEnforceRangeULongLong(aacs, "autoAllocateChunkSize");

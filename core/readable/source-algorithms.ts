@@ -48,3 +48,18 @@ export interface UnderlyingSourceRecord {
   start: Function | undefined;
   type: "bytes" | undefined;
 }
+
+/** The algorithms of a source with neither pull nor cancel: shared by all such streams. */
+export const NO_SOURCE_ALGORITHMS: SourceAlgorithms = {
+  pull: (): AlgorithmResult => undefined,
+  cancel: (): AlgorithmResult => undefined,
+};
+
+/** The converted form of a missing underlying source. */
+export const EMPTY_SOURCE: UnderlyingSourceRecord = Object.freeze({
+  autoAllocateChunkSize: undefined,
+  cancel: undefined,
+  pull: undefined,
+  start: undefined,
+  type: undefined,
+});

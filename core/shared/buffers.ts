@@ -20,10 +20,6 @@ const dataViewBufferGetter = Object.getOwnPropertyDescriptor(DataViewProto, "buf
 const ArrayBufferIsView = ArrayBuffer.isView;
 const structuredCloneFn: typeof structuredClone | undefined = (globalThis as { structuredClone?: typeof structuredClone })
   .structuredClone;
-const SharedArrayBufferCtor = (globalThis as { SharedArrayBuffer?: SharedArrayBufferConstructor }).SharedArrayBuffer;
-const sabByteLengthGetter = SharedArrayBufferCtor
-  ? Object.getOwnPropertyDescriptor(SharedArrayBufferCtor.prototype, "byteLength")?.get
-  : undefined;
 
 export function isArrayBuffer(x: unknown): x is ArrayBuffer {
   try {
@@ -34,15 +30,6 @@ export function isArrayBuffer(x: unknown): x is ArrayBuffer {
   }
 }
 
-function isSharedArrayBuffer(x: unknown): boolean {
-  if (sabByteLengthGetter === undefined) return false;
-  try {
-    ReflectApply(sabByteLengthGetter, x, []);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export function arrayBufferByteLength(buffer: ArrayBuffer): number {
   return ReflectApply(byteLengthGetter, buffer, []) as number;
@@ -91,8 +78,10 @@ export function typedArrayTag(view: ArrayBufferView): string | undefined {
  */
 export function convertArrayBufferView(value: unknown, context: string): ArrayBufferView {
   if (!ArrayBufferIsView(value)) throw new NativeTypeError(`${context} must be an ArrayBuffer view`);
-  const buffer = viewBuffer(value as ArrayBufferView);
-  if (isSharedArrayBuffer(buffer)) throw new NativeTypeError(`${context} must not be backed by a SharedArrayBuffer`);
+  // The ArrayBuffer byteLength getter only accepts non-shared buffers (and does not throw for them).
+  if (!isArrayBuffer(viewBuffer(value as ArrayBufferView))) {
+    throw new NativeTypeError(`${context} must not be backed by a SharedArrayBuffer`);
+  }
   return value as ArrayBufferView;
 }
 

@@ -5,6 +5,7 @@
  */
 
 const INITIAL_CAPACITY = 16; // power of two
+const EMPTY: readonly unknown[] = [];
 
 export class RingQueue<T> {
   #items: (T | undefined)[];
@@ -13,8 +14,9 @@ export class RingQueue<T> {
   #mask: number;
 
   constructor() {
-    this.#items = new Array(INITIAL_CAPACITY);
-    this.#mask = INITIAL_CAPACITY - 1;
+    // The backing array is allocated on first push (FP-LAZY): most queues of short-lived streams stay empty.
+    this.#items = EMPTY as (T | undefined)[];
+    this.#mask = 0;
   }
 
   get size(): number {
@@ -55,8 +57,8 @@ export class RingQueue<T> {
 
   clear(): void {
     if (this.#size === 0) return;
-    this.#items = new Array(INITIAL_CAPACITY);
-    this.#mask = INITIAL_CAPACITY - 1;
+    this.#items = EMPTY as (T | undefined)[];
+    this.#mask = 0;
     this.#head = 0;
     this.#size = 0;
   }
@@ -64,6 +66,12 @@ export class RingQueue<T> {
   #grow(): void {
     const old = this.#items;
     const cap = old.length;
+    if (cap === 0) {
+      this.#items = new Array(INITIAL_CAPACITY);
+      this.#mask = INITIAL_CAPACITY - 1;
+      this.#head = 0;
+      return;
+    }
     const next: (T | undefined)[] = new Array(cap * 2);
     for (let i = 0; i < cap; i++) next[i] = old[(this.#head + i) & this.#mask];
     this.#items = next;

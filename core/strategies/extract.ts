@@ -15,10 +15,12 @@ export interface StrategyRecord {
   size: Function | undefined;
 }
 
+const EMPTY_STRATEGY: StrategyRecord = Object.freeze({ highWaterMark: undefined, size: undefined });
+
 /** Converts a `QueuingStrategy` dictionary (members read in lexicographic order). */
 export function convertQueuingStrategy(value: unknown, context: string): StrategyRecord {
   const dict = convertDictionary(value, context);
-  if (dict === undefined) return { highWaterMark: undefined, size: undefined };
+  if (dict === undefined) return EMPTY_STRATEGY;
   const hwm = dict.highWaterMark;
   const highWaterMark = hwm === undefined ? undefined : convertUnrestrictedDouble(hwm);
   const size = dict.size;

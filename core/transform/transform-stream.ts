@@ -3,7 +3,7 @@
  * @module
  */
 import { defineInterface } from "../shared/interface.ts";
-import { PromisePrototypeThen, PromiseReject, ReflectApply } from "../shared/primordials.ts";
+import { PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply } from "../shared/primordials.ts";
 import { algorithmToPromise, invokePromiseCallback, newDeferred, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
 import { convertCallback, isObject, rangeError, typeError } from "../shared/webidl.ts";
 import { convertQueuingStrategy, ExtractHighWaterMark, ExtractSizeAlgorithm, type SizeAlgorithm } from "../strategies/extract.ts";
@@ -365,9 +365,11 @@ export class TransformStream<I = unknown, O = unknown> {
     const readableSizeAlgorithm = ExtractSizeAlgorithm(readableRecord);
     const writableHighWaterMark = ExtractHighWaterMark(writableRecord, 1);
     const writableSizeAlgorithm = ExtractSizeAlgorithm(writableRecord);
-    const startPromise = newDeferred<unknown>();
+    const start = dict.start;
+    // Without start(), startPromise is resolved with undefined before anything can react to it.
+    const startPromise = start === undefined ? undefined : newDeferred<unknown>();
     const stream = this.#t = new TransformStreamInternal();
-    InitializeTransformStream(stream, startPromise.promise, writableHighWaterMark, writableSizeAlgorithm, readableHighWaterMark, readableSizeAlgorithm);
+    InitializeTransformStream(stream, startPromise === undefined ? PromiseResolve(undefined) : startPromise.promise, writableHighWaterMark, writableSizeAlgorithm, readableHighWaterMark, readableSizeAlgorithm);
     // SetUpTransformStreamDefaultControllerFromTransformer
     const c = new TransformControllerInternal();
     c.pub = createController(c);
@@ -379,9 +381,7 @@ export class TransformStream<I = unknown, O = unknown> {
     c.cancelFn = dict.cancel;
     this.#readable = wrapReadableStream<O>(stream.readable);
     this.#writable = wrapWritableStream(stream.writable) as WritableStream<I>;
-    const start = dict.start;
-    if (start !== undefined) startPromise.resolve(ReflectApply(start, transformer, [c.pub]));
-    else startPromise.resolve(undefined);
+    if (startPromise !== undefined) startPromise.resolve(ReflectApply(start!, transformer, [c.pub]));
   }
 
   static {

@@ -32,6 +32,40 @@ class IteratorState {
   }
 }
 
+/** A read request that settles a next() promise directly (FP-ITER). */
+class IterReadRequest implements ReadRequest {
+  readonly promise: Promise<IteratorResult<unknown>>;
+  readonly #state: IteratorState;
+  #resolve!: (v: IteratorResult<unknown>) => void;
+  #reject!: (e: unknown) => void;
+  constructor(state: IteratorState) {
+    this.#state = state;
+    this.promise = new NativePromise((res, rej) => {
+      this.#resolve = res;
+      this.#reject = rej;
+    });
+  }
+  chunkSteps(chunk: unknown): void {
+    const state = this.#state;
+    if (state.ongoing === this.promise) state.ongoing = null;
+    this.#resolve({ value: chunk, done: false });
+  }
+  closeSteps(): void {
+    const state = this.#state;
+    ReadableStreamReaderRelease(state.reader);
+    if (state.ongoing === this.promise) state.ongoing = null;
+    state.finished = true;
+    this.#resolve({ value: undefined, done: true });
+  }
+  errorSteps(e: unknown): void {
+    const state = this.#state;
+    ReadableStreamReaderRelease(state.reader);
+    if (state.ongoing === this.promise) state.ongoing = null;
+    state.finished = true;
+    this.#reject(e);
+  }
+}
+
 /** "Get the next iteration result" (§4.2.5). */
 function getNextIterationResult(state: IteratorState): Promise<unknown> {
   const reader = state.reader;
@@ -115,6 +149,15 @@ export class ReadableStreamAsyncIterator<R = unknown> {
         const chunk = stream.controller.readSync();
         if (chunk !== NO_CHUNK) return PromiseResolve({ value: chunk as R, done: false });
       }
+    }
+    if (ongoing === null) {
+      // FP-ITER: one promise per next(), settled directly by the read request; `ongoing` is cleared when the
+      // request settles instead of one reaction later.
+      if (state.finished) return PromiseResolve({ value: undefined, done: true });
+      const request = new IterReadRequest(state);
+      state.ongoing = request.promise;
+      ReadableStreamDefaultReaderRead(state.reader, request);
+      return request.promise as Promise<IteratorResult<R, undefined>>;
     }
     const step = (): Promise<IteratorResult<unknown>> => nextSteps(state);
     state.ongoing = ongoing !== null ? PromisePrototypeThen(ongoing, step, step) : nextSteps(state);

@@ -170,7 +170,11 @@ class Pipe implements ReadRequest, WriteRequest {
     WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
     // A chunk that arrives later (from an enqueue) resumes the loop in a microtask, never nested inside
     // the producer's call, as the spec's promise-driven loop would.
-    if (!this.inPump) queueMicrotask(this.pumpBound);
+    if (!this.inPump) {
+      const writer = this.writer;
+      if (writer.ready.state === PENDING) writer.onReady = this.pumpBound; // the loop would only wait here
+      else queueMicrotask(this.pumpBound);
+    }
   }
 
   closeSteps(): void {

@@ -181,13 +181,8 @@ export function ReadableStreamDefaultControllerEnqueue(c: DefaultControllerInter
         ReadableStreamDefaultControllerError(c, e);
         throw e;
       }
-      if (c.countSizes) {
-        c.countSizes = false;
-        const sizes = c.sizes = new RingQueue();
-        for (let i = 0; i < queue.size; i++) sizes.push(1);
-      }
       queue.push(chunk);
-      c.sizes!.push(chunkSize);
+      (c.sizes ??= new RingQueue()).push(chunkSize);
       c.queueTotalSize += chunkSize;
     }
   }

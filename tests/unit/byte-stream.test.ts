@@ -1,0 +1,628 @@
+/**
+ * Readable byte streams: ReadableByteStreamController, ReadableStreamBYOBReader, ReadableStreamBYOBRequest,
+ * autoAllocateChunkSize, read(view, { min }), buffer transfer.
+ * Spec: https://streams.spec.whatwg.org/#rbs-controller-class, #byob-reader-class, #rs-byob-request-class
+ *
+ *   node tests/unit/byte-stream.test.ts   deno run -A tests/unit/byte-stream.test.ts   bun tests/unit/byte-stream.test.ts
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import {
+  ReadableByteStreamController,
+  ReadableStream,
+  ReadableStreamBYOBReader,
+  ReadableStreamBYOBRequest,
+  ReadableStreamDefaultReader,
+} from "../../mod.ts";
+
+const delay = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function syncError(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new assert.Assertion({ message: "expected the call to throw", generated: true, operator: "throws" });
+}
+
+function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new assert.Assertion({ message: "expected the promise to reject", generated: true, operator: "rejects" });
+    },
+    (err: unknown) => err,
+  );
+}
+
+function byteStream(
+  extra: { pull?: (c: ReadableByteStreamController) => void | Promise<void>; autoAllocateChunkSize?: number } = {},
+  highWaterMark?: number,
+): { stream: ReadableStream<Uint8Array>; controller: ReadableByteStreamController } {
+  let controller!: ReadableByteStreamController;
+  const stream = new ReadableStream(
+    {
+      type: "bytes",
+      start(c: ReadableByteStreamController) {
+        controller = c;
+      },
+      ...extra,
+    },
+    highWaterMark === undefined ? undefined : { highWaterMark },
+  );
+  return { stream, controller };
+}
+
+function byob(stream: ReadableStream<Uint8Array>): ReadableStreamBYOBReader {
+  return stream.getReader({ mode: "byob" });
+}
+
+function detached(buffer: ArrayBufferLike): boolean {
+  return buffer.byteLength === 0;
+}
+
+// --- construction -----------------------------------------------------------------------------
+
+test("type 'bytes': start receives a ReadableByteStreamController with byobRequest null", () => {
+  const { controller } = byteStream();
+  assert.instance(controller, ReadableByteStreamController);
+  assert.is(controller.byobRequest, null);
+  assert.is(controller.desiredSize, 0);
+});
+
+test("autoAllocateChunkSize: 0 throws TypeError; negative, NaN and non-numbers throw TypeError", () => {
+  for (const size of [0, -1, NaN, Infinity, "abc"]) {
+    const err = syncError(() => new ReadableStream({ type: "bytes", autoAllocateChunkSize: size as number }));
+    assert.instance(err, TypeError, `autoAllocateChunkSize ${String(size)}`);
+  }
+});
+
+test("getReader({ mode: 'byob' }) returns a ReadableStreamBYOBReader; the constructor works too", () => {
+  const s1 = byteStream().stream;
+  assert.instance(byob(s1), ReadableStreamBYOBReader);
+  const s2 = byteStream().stream;
+  const reader = new ReadableStreamBYOBReader(s2);
+  assert.instance(reader, ReadableStreamBYOBReader);
+  assert.is(s2.locked, true);
+});
+
+test("ReadableStreamBYOBReader on a default (non-byte) stream throws TypeError", () => {
+  const stream = new ReadableStream();
+  assert.instance(syncError(() => new ReadableStreamBYOBReader(stream as never)), TypeError);
+  assert.is(stream.locked, false);
+});
+
+test("a default reader works on a byte stream", () => {
+  const { stream } = byteStream();
+  assert.instance(stream.getReader(), ReadableStreamDefaultReader);
+});
+
+// --- enqueue ---------------------------------------------------------------------------------
+
+test("enqueue: transfers (detaches) the source buffer; the reader gets the bytes in a new buffer", async () => {
+  const { stream, controller } = byteStream();
+  const chunk = new Uint8Array([1, 2, 3]);
+  const originalBuffer = chunk.buffer;
+  controller.enqueue(chunk);
+  assert.ok(detached(originalBuffer), "the enqueued buffer is detached");
+  assert.is(chunk.byteLength, 0);
+  const { value, done } = await stream.getReader().read();
+  assert.is(done, false);
+  assert.instance(value, Uint8Array);
+  assert.equal(Array.from(value!), [1, 2, 3]);
+  assert.is.not(value!.buffer, originalBuffer);
+});
+
+test("enqueue: a default reader always gets a Uint8Array with the chunk's byteOffset and byteLength", async () => {
+  const { stream, controller } = byteStream();
+  const buffer = new ArrayBuffer(8);
+  new Uint8Array(buffer).set([0, 1, 2, 3, 4, 5, 6, 7]);
+  controller.enqueue(new Uint16Array(buffer, 2, 2));
+  const { value } = await stream.getReader().read();
+  assert.is(value!.constructor, Uint8Array);
+  assert.is(value!.byteOffset, 2);
+  assert.is(value!.byteLength, 4);
+  assert.is(value!.buffer.byteLength, 8);
+  assert.equal(Array.from(value!), [2, 3, 4, 5]);
+});
+
+test("enqueue: a zero-length view or a view on a zero-length buffer throws TypeError", () => {
+  const { controller } = byteStream();
+  assert.instance(syncError(() => controller.enqueue(new Uint8Array(0))), TypeError);
+  assert.instance(syncError(() => controller.enqueue(new Uint8Array(new ArrayBuffer(4), 4, 0))), TypeError);
+});
+
+test("enqueue: a non-ArrayBufferView chunk throws TypeError", () => {
+  const { controller } = byteStream();
+  for (const bad of [new ArrayBuffer(4), [1, 2], "ab", 5]) {
+    assert.instance(syncError(() => controller.enqueue(bad as never)), TypeError);
+  }
+});
+
+test("enqueue: a view over a detached buffer throws TypeError", () => {
+  const { controller } = byteStream();
+  const view = new Uint8Array(4);
+  view.buffer.transfer();
+  assert.instance(syncError(() => controller.enqueue(view)), TypeError);
+});
+
+test("enqueue: after close() or error() throws TypeError", () => {
+  const a = byteStream();
+  a.controller.close();
+  assert.instance(syncError(() => a.controller.enqueue(new Uint8Array(1))), TypeError);
+  const b = byteStream();
+  b.controller.error(new Error("x"));
+  assert.instance(syncError(() => b.controller.enqueue(new Uint8Array(1))), TypeError);
+});
+
+test("desiredSize: high-water mark minus queued bytes", () => {
+  const { controller } = byteStream({}, 10);
+  assert.is(controller.desiredSize, 10);
+  controller.enqueue(new Uint8Array(4));
+  assert.is(controller.desiredSize, 6);
+  controller.enqueue(new Uint32Array(3));
+  assert.is(controller.desiredSize, -6);
+});
+
+test("close: a second close() throws TypeError; close after error throws TypeError", () => {
+  const a = byteStream();
+  a.controller.close();
+  assert.instance(syncError(() => a.controller.close()), TypeError);
+  const b = byteStream();
+  b.controller.error(new Error("x"));
+  assert.instance(syncError(() => b.controller.close()), TypeError);
+});
+
+test("close: queued bytes are still delivered before done", async () => {
+  const { stream, controller } = byteStream();
+  controller.enqueue(new Uint8Array([9, 8]));
+  controller.close();
+  const reader = stream.getReader();
+  const first = await reader.read();
+  assert.equal(Array.from(first.value!), [9, 8]);
+  assert.equal(await reader.read(), { value: undefined, done: true });
+});
+
+test("error: reads reject with the exact error", async () => {
+  const theError = new Error("bytes");
+  const { stream, controller } = byteStream();
+  const reader = byob(stream);
+  const read = rejection(reader.read(new Uint8Array(4)));
+  controller.error(theError);
+  assert.is(await read, theError);
+  assert.is(await rejection(reader.closed), theError);
+});
+
+// --- BYOB reads --------------------------------------------------------------------------------
+
+test("byob read: detaches the passed view's buffer synchronously and resolves a view of the same type", async () => {
+  const { stream, controller } = byteStream();
+  const reader = byob(stream);
+  const view = new Uint16Array(4);
+  const originalBuffer = view.buffer;
+  const read = reader.read(view);
+  assert.ok(detached(originalBuffer), "read(view) transfers view.buffer");
+  controller.enqueue(new Uint8Array([1, 0, 2, 0]));
+  const { value, done } = await read;
+  assert.is(done, false);
+  assert.instance(value, Uint16Array);
+  assert.is(value!.length, 2);
+  assert.equal(Array.from(value!), [1, 2]);
+  assert.is(value!.buffer.byteLength, 8, "the result reuses the (transferred) 8-byte buffer");
+});
+
+test("byob read: serves from queued bytes first; the rest stays queued", async () => {
+  const { stream, controller } = byteStream();
+  controller.enqueue(new Uint8Array([1, 2, 3, 4, 5]));
+  const reader = byob(stream);
+  const first = await reader.read(new Uint8Array(3));
+  assert.equal(Array.from(first.value!), [1, 2, 3]);
+  const second = await reader.read(new Uint8Array(3));
+  assert.equal(Array.from(second.value!), [4, 5]);
+  assert.is(second.value!.byteLength, 2);
+});
+
+test("byob read: the result keeps the view's byteOffset within the buffer", async () => {
+  const { stream, controller } = byteStream();
+  controller.enqueue(new Uint8Array([7, 7]));
+  const reader = byob(stream);
+  const { value } = await reader.read(new Uint8Array(new ArrayBuffer(10), 4, 3));
+  assert.is(value!.byteOffset, 4);
+  assert.is(value!.byteLength, 2);
+  assert.is(value!.buffer.byteLength, 10);
+});
+
+test("byob read: DataView views work and come back as DataView", async () => {
+  const { stream, controller } = byteStream();
+  controller.enqueue(new Uint8Array([0x12, 0x34]));
+  const { value } = await byob(stream).read(new DataView(new ArrayBuffer(2)));
+  assert.instance(value, DataView);
+  assert.is((value as unknown as DataView).getUint16(0), 0x1234);
+});
+
+test("byob read: a zero-length view or zero-length buffer rejects with TypeError", async () => {
+  const reader = byob(byteStream().stream);
+  assert.instance(await rejection(reader.read(new Uint8Array(0))), TypeError);
+  assert.instance(await rejection(reader.read(new Uint8Array(new ArrayBuffer(4), 2, 0))), TypeError);
+});
+
+test("byob read: a detached view rejects with TypeError", async () => {
+  const reader = byob(byteStream().stream);
+  const view = new Uint8Array(4);
+  view.buffer.transfer();
+  assert.instance(await rejection(reader.read(view)), TypeError);
+});
+
+test("byob read: a non-ArrayBufferView argument rejects with TypeError", async () => {
+  const reader = byob(byteStream().stream);
+  for (const bad of [undefined, new ArrayBuffer(4), [1, 2, 3], {}]) {
+    assert.instance(await rejection(reader.read(bad as never)), TypeError);
+  }
+});
+
+test("byob read({ min }): min 0 rejects with TypeError, min above the element count rejects with RangeError", async () => {
+  const reader = byob(byteStream().stream);
+  assert.instance(await rejection(reader.read(new Uint8Array(4), { min: 0 })), TypeError);
+  assert.instance(await rejection(reader.read(new Uint16Array(4), { min: 5 })), RangeError);
+  assert.instance(await rejection(reader.read(new DataView(new ArrayBuffer(4)), { min: 5 })), RangeError);
+});
+
+test("byob read({ min }): waits until at least min elements are filled", async () => {
+  const { stream, controller } = byteStream();
+  const reader = byob(stream);
+  let settled = false;
+  const read = reader.read(new Uint8Array(8), { min: 4 }).then((r) => {
+    settled = true;
+    return r;
+  });
+  controller.enqueue(new Uint8Array([1, 2]));
+  await delay();
+  assert.is(settled, false, "2 of 4 required bytes");
+  controller.enqueue(new Uint8Array([3, 4, 5]));
+  const { value, done } = await read;
+  assert.is(done, false);
+  assert.equal(Array.from(value!), [1, 2, 3, 4, 5]);
+});
+
+test("byob read({ min }): min counts elements, not bytes", async () => {
+  const { stream, controller } = byteStream();
+  const reader = byob(stream);
+  let settled = false;
+  const read = reader.read(new Uint16Array(4), { min: 2 }).then((r) => {
+    settled = true;
+    return r;
+  });
+  controller.enqueue(new Uint8Array([1, 0, 2]));
+  await delay();
+  assert.is(settled, false, "3 bytes are 1.5 elements");
+  controller.enqueue(new Uint8Array([0]));
+  const { value } = await read;
+  assert.equal(Array.from(value!), [1, 2]);
+});
+
+test("byob read({ min }): close with fewer than min elements; respond(0) resolves the filled bytes with done true", async () => {
+  const { stream, controller } = byteStream();
+  const reader = byob(stream);
+  let settled = false;
+  const read = reader.read(new Uint8Array(8), { min: 4 }).then((r) => {
+    settled = true;
+    return r;
+  });
+  controller.enqueue(new Uint8Array([1, 2]));
+  controller.close();
+  await delay();
+  assert.is(settled, false, "the pending pull-into waits for the source's respond(0)");
+  controller.byobRequest!.respond(0);
+  const { value, done } = await read;
+  assert.is(done, true);
+  assert.equal(Array.from(value!), [1, 2]);
+});
+
+test("byob read: on a closed stream resolves done with an empty view of the same type and buffer size", async () => {
+  const { stream, controller } = byteStream();
+  controller.close();
+  const view = new Uint32Array(new ArrayBuffer(16), 4, 2);
+  const { value, done } = await byob(stream).read(view);
+  assert.is(done, true);
+  assert.instance(value, Uint32Array);
+  assert.is(value!.length, 0);
+  assert.is(value!.byteOffset, 4);
+  assert.is(value!.buffer.byteLength, 16);
+  assert.ok(detached(view.buffer));
+});
+
+test("byob read: a close with a pending read resolves done with an empty view", async () => {
+  const { stream, controller } = byteStream();
+  const read = byob(stream).read(new Uint8Array(4));
+  controller.close();
+  controller.byobRequest!.respond(0);
+  const { value, done } = await read;
+  assert.is(done, true);
+  assert.is(value!.byteLength, 0);
+  assert.is(value!.buffer.byteLength, 4);
+});
+
+test("byob releaseLock: pending read-into requests reject with TypeError", async () => {
+  const { stream } = byteStream();
+  const reader = byob(stream);
+  const read = rejection(reader.read(new Uint8Array(4)));
+  reader.releaseLock();
+  assert.instance(await read, TypeError);
+  assert.instance(await rejection(reader.closed), TypeError);
+  assert.is(stream.locked, false);
+});
+
+test("byob cancel: reaches source.cancel with the reason; a pending read resolves done", async () => {
+  const reasons: unknown[] = [];
+  const stream = new ReadableStream({ type: "bytes", cancel: (r) => void reasons.push(r) });
+  const reader = byob(stream);
+  const read = reader.read(new Uint8Array(2));
+  const reason = new Error("cancel");
+  assert.is(await reader.cancel(reason), undefined);
+  const result = await read;
+  assert.is(result.done, true);
+  assert.is(reasons.length, 1);
+  assert.is(reasons[0], reason);
+});
+
+// --- byobRequest -----------------------------------------------------------------------------
+
+test("byobRequest: exposes the pending view region (offset + bytes filled) and is stable until used", async () => {
+  let request: ReadableStreamBYOBRequest | null = null;
+  let again: ReadableStreamBYOBRequest | null = null;
+  const { stream } = byteStream({
+    pull(c) {
+      request = c.byobRequest;
+      again = c.byobRequest;
+    },
+  });
+  const reader = byob(stream);
+  void reader.read(new Uint8Array(new ArrayBuffer(12), 2, 8)).catch(() => {});
+  await delay();
+  assert.instance(request, ReadableStreamBYOBRequest);
+  assert.is(request, again);
+  const view = request!.view!;
+  assert.instance(view, Uint8Array);
+  assert.is(view.byteOffset, 2);
+  assert.is(view.byteLength, 8);
+  assert.is(view.buffer.byteLength, 12);
+  reader.releaseLock();
+});
+
+test("byobRequest: respond(n) fulfils the read with the first n bytes written into the view", async () => {
+  const { stream } = byteStream({
+    pull(c) {
+      const view = c.byobRequest!.view!;
+      view[0] = 10;
+      view[1] = 20;
+      view[2] = 30;
+      c.byobRequest!.respond(3);
+    },
+  });
+  const { value, done } = await byob(stream).read(new Uint8Array(5));
+  assert.is(done, false);
+  assert.equal(Array.from(value!), [10, 20, 30]);
+  assert.is(value!.buffer.byteLength, 5);
+});
+
+test("byobRequest: respond detaches the request view's buffer and invalidates the request", async () => {
+  let view!: Uint8Array;
+  let request!: ReadableStreamBYOBRequest;
+  const { stream } = byteStream({
+    pull(c) {
+      request = c.byobRequest!;
+      view = request.view!;
+      view[0] = 1;
+      request.respond(1);
+    },
+  });
+  await byob(stream).read(new Uint8Array(4));
+  assert.ok(detached(view.buffer));
+  assert.is(request.view, null);
+  assert.instance(syncError(() => request.respond(1)), TypeError);
+});
+
+test("byobRequest: respond with partial elements keeps the read pending until a whole element is filled", async () => {
+  const responses: number[] = [];
+  const { stream } = byteStream({
+    pull(c) {
+      const view = c.byobRequest!.view!;
+      responses.push(view.byteLength);
+      view[0] = 5;
+      c.byobRequest!.respond(1);
+    },
+  });
+  const { value } = await byob(stream).read(new Uint16Array(1));
+  assert.equal(responses, [2, 1], "the second pull asks for the remaining byte");
+  assert.equal(Array.from(new Uint8Array(value!.buffer, value!.byteOffset, 2)), [5, 5]);
+});
+
+test("byobRequest: respond(0) on a readable stream throws TypeError", async () => {
+  let err: unknown;
+  const { stream } = byteStream({
+    pull(c) {
+      err = syncError(() => c.byobRequest!.respond(0));
+    },
+  });
+  const reader = byob(stream);
+  void reader.read(new Uint8Array(4)).catch(() => {});
+  await delay();
+  assert.instance(err, TypeError);
+  reader.releaseLock();
+});
+
+test("byobRequest: respond(n) beyond the view's byteLength throws RangeError", async () => {
+  let err: unknown;
+  const { stream } = byteStream({
+    pull(c) {
+      err = syncError(() => c.byobRequest!.respond(5));
+    },
+  });
+  const reader = byob(stream);
+  void reader.read(new Uint8Array(4)).catch(() => {});
+  await delay();
+  assert.instance(err, RangeError);
+  reader.releaseLock();
+});
+
+test("byobRequest: respond(n > 0) after close throws TypeError", async () => {
+  const { stream, controller } = byteStream();
+  const read = byob(stream).read(new Uint8Array(4));
+  controller.close();
+  const request = controller.byobRequest!;
+  assert.instance(syncError(() => request.respond(1)), TypeError);
+  request.respond(0);
+  assert.is((await read).done, true);
+});
+
+test("byobRequest: respond on a view whose buffer was detached by the source throws TypeError", async () => {
+  let err: unknown;
+  const { stream } = byteStream({
+    pull(c) {
+      c.byobRequest!.view!.buffer.transfer();
+      err = syncError(() => c.byobRequest!.respond(1));
+    },
+  });
+  const reader = byob(stream);
+  void reader.read(new Uint8Array(4)).catch(() => {});
+  await delay();
+  assert.instance(err, TypeError);
+  reader.releaseLock();
+});
+
+test("byobRequest: respondWithNewView with the same buffer region fulfils the read", async () => {
+  const { stream } = byteStream({
+    pull(c) {
+      const old = c.byobRequest!.view!;
+      const offset = old.byteOffset;
+      const fresh = new Uint8Array(old.buffer.transfer(), offset, 2);
+      fresh.set([42, 43]);
+      c.byobRequest!.respondWithNewView(fresh);
+    },
+  });
+  const { value } = await byob(stream).read(new Uint8Array(new ArrayBuffer(6), 1, 4));
+  assert.equal(Array.from(value!), [42, 43]);
+  assert.is(value!.byteOffset, 1);
+});
+
+test("byobRequest: respondWithNewView with a wrong byteOffset or buffer size throws RangeError", async () => {
+  const errors: unknown[] = [];
+  const { stream } = byteStream({
+    pull(c) {
+      const old = c.byobRequest!.view!;
+      errors.push(syncError(() => c.byobRequest!.respondWithNewView(new Uint8Array(old.buffer, old.byteOffset + 1, 1))));
+      errors.push(syncError(() => c.byobRequest!.respondWithNewView(new Uint8Array(new ArrayBuffer(old.buffer.byteLength + 1), old.byteOffset, 1))));
+      errors.push(syncError(() => c.byobRequest!.respondWithNewView(new Uint8Array(new ArrayBuffer(old.buffer.byteLength), old.byteOffset, old.byteLength + 1))));
+    },
+  });
+  const reader = byob(stream);
+  void reader.read(new Uint8Array(new ArrayBuffer(8), 2, 4)).catch(() => {});
+  await delay();
+  assert.is(errors.length, 3);
+  for (const err of errors) assert.instance(err, RangeError);
+  reader.releaseLock();
+});
+
+test("byobRequest: respondWithNewView with a non-view throws TypeError; an empty view on a readable stream throws TypeError", async () => {
+  const errors: unknown[] = [];
+  const { stream } = byteStream({
+    pull(c) {
+      const old = c.byobRequest!.view!;
+      errors.push(syncError(() => c.byobRequest!.respondWithNewView(new ArrayBuffer(4) as never)));
+      errors.push(syncError(() => c.byobRequest!.respondWithNewView(new Uint8Array(old.buffer, old.byteOffset, 0))));
+    },
+  });
+  const reader = byob(stream);
+  void reader.read(new Uint8Array(4)).catch(() => {});
+  await delay();
+  assert.instance(errors[0], TypeError);
+  assert.instance(errors[1], TypeError);
+  reader.releaseLock();
+});
+
+test("byobRequest: enqueue while a BYOB read is pending copies into it and invalidates the request", async () => {
+  let request!: ReadableStreamBYOBRequest;
+  const { stream, controller } = byteStream({
+    pull(c) {
+      request = c.byobRequest!;
+    },
+  });
+  const read = byob(stream).read(new Uint8Array(4));
+  await delay();
+  assert.ok(request);
+  controller.enqueue(new Uint8Array([3, 4]));
+  assert.is(request.view, null);
+  assert.is(controller.byobRequest, null);
+  const { value } = await read;
+  assert.equal(Array.from(value!), [3, 4]);
+  assert.is(value!.buffer.byteLength, 4);
+});
+
+test("close: with a partially filled multi-byte element pending, close throws TypeError and errors the stream", async () => {
+  let pulls = 0;
+  const { stream, controller } = byteStream({
+    pull(c) {
+      if (pulls++ > 0) return;
+      c.byobRequest!.view![0] = 1;
+      c.byobRequest!.respond(1);
+    },
+  });
+  const reader = byob(stream);
+  const read = rejection(reader.read(new Uint16Array(2)));
+  await delay();
+  const err = syncError(() => controller.close());
+  assert.instance(err, TypeError);
+  assert.is(await read, err);
+});
+
+// --- autoAllocateChunkSize ---------------------------------------------------------------------
+
+test("autoAllocateChunkSize: a default read gets a byobRequest of that size and respond(n) yields n bytes", async () => {
+  const sizes: number[] = [];
+  const { stream } = byteStream({
+    autoAllocateChunkSize: 16,
+    pull(c) {
+      const view = c.byobRequest!.view!;
+      sizes.push(view.byteLength, view.byteOffset, view.buffer.byteLength);
+      view.set([1, 2, 3]);
+      c.byobRequest!.respond(3);
+    },
+  });
+  const { value, done } = await stream.getReader().read();
+  assert.is(done, false);
+  assert.equal(sizes, [16, 0, 16]);
+  assert.instance(value, Uint8Array);
+  assert.equal(Array.from(value!), [1, 2, 3]);
+});
+
+test("autoAllocateChunkSize: without it a default read gives byobRequest null", async () => {
+  let request: unknown = "unset";
+  const { stream } = byteStream({
+    pull(c) {
+      request = c.byobRequest;
+      c.enqueue(new Uint8Array([1]));
+    },
+  });
+  const { value } = await stream.getReader().read();
+  assert.is(request, null);
+  assert.equal(Array.from(value!), [1]);
+});
+
+test("pull: a byte stream pulls only when a read is pending (default high-water mark 0)", async () => {
+  let pulls = 0;
+  const { stream } = byteStream({
+    pull(c) {
+      pulls++;
+      c.enqueue(new Uint8Array([pulls]));
+    },
+  });
+  await delay();
+  assert.is(pulls, 0);
+  const reader = stream.getReader();
+  const { value } = await reader.read();
+  assert.equal(Array.from(value!), [1]);
+  await delay();
+  assert.is(pulls, 1);
+});
+
+test.run();

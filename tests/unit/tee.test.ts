@@ -1,0 +1,283 @@
+/**
+ * ReadableStream.prototype.tee(): default and byte-stream tees.
+ * Spec: https://streams.spec.whatwg.org/#rs-tee, #abstract-opdef-readablestreamdefaulttee, #abstract-opdef-readablebytestreamtee
+ *
+ *   node tests/unit/tee.test.ts   deno run -A tests/unit/tee.test.ts   bun tests/unit/tee.test.ts
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { ReadableByteStreamController, ReadableStream, ReadableStreamDefaultController } from "../../mod.ts";
+
+const delay = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function syncError(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new assert.Assertion({ message: "expected the call to throw", generated: true, operator: "throws" });
+}
+
+function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new assert.Assertion({ message: "expected the promise to reject", generated: true, operator: "rejects" });
+    },
+    (err: unknown) => err,
+  );
+}
+
+async function readAll<T>(stream: ReadableStream<T>): Promise<T[]> {
+  const reader = stream.getReader();
+  const out: T[] = [];
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return out;
+    out.push(value);
+  }
+}
+
+function source<T>(
+  cancel?: (reason: unknown) => unknown,
+): { stream: ReadableStream<T>; controller: ReadableStreamDefaultController<T> } {
+  let controller!: ReadableStreamDefaultController<T>;
+  const stream = new ReadableStream<T>({ start: (c) => void (controller = c), cancel });
+  return { stream, controller };
+}
+
+function byteSource(
+  cancel?: (reason: unknown) => unknown,
+): { stream: ReadableStream<Uint8Array>; controller: ReadableByteStreamController } {
+  let controller!: ReadableByteStreamController;
+  const stream = new ReadableStream({ type: "bytes", start: (c) => void (controller = c), cancel });
+  return { stream, controller };
+}
+
+// --- default tee --------------------------------------------------------------------------------
+
+test("tee: returns an array of two new ReadableStreams and locks the original", () => {
+  const stream = new ReadableStream();
+  const branches = stream.tee();
+  assert.ok(Array.isArray(branches));
+  assert.is(branches.length, 2);
+  assert.instance(branches[0], ReadableStream);
+  assert.instance(branches[1], ReadableStream);
+  assert.is.not(branches[0], branches[1]);
+  assert.is.not(branches[0], stream);
+  assert.is(stream.locked, true);
+  assert.is(branches[0].locked, false);
+});
+
+test("tee: a locked stream throws TypeError", () => {
+  const stream = new ReadableStream();
+  stream.getReader();
+  assert.instance(syncError(() => stream.tee()), TypeError);
+});
+
+test("tee: both branches receive every chunk in order, with the same chunk objects", async () => {
+  const { stream, controller } = source<{ n: number }>();
+  const chunks = [{ n: 1 }, { n: 2 }, { n: 3 }];
+  for (const c of chunks) controller.enqueue(c);
+  controller.close();
+  const [a, b] = stream.tee();
+  const [outA, outB] = await Promise.all([readAll(a), readAll(b)]);
+  assert.is(outA.length, 3);
+  assert.is(outB.length, 3);
+  for (let i = 0; i < 3; i++) {
+    assert.is(outA[i], chunks[i]);
+    assert.is(outB[i], chunks[i]);
+  }
+});
+
+test("tee: one branch can be read completely before the other starts", async () => {
+  const { stream, controller } = source<string>();
+  ["x", "y", "z"].forEach((s) => controller.enqueue(s));
+  controller.close();
+  const [a, b] = stream.tee();
+  assert.equal(await readAll(a), ["x", "y", "z"]);
+  await delay();
+  assert.equal(await readAll(b), ["x", "y", "z"]);
+});
+
+test("tee: cancelling one branch does not cancel the source; the other keeps reading", async () => {
+  const reasons: unknown[] = [];
+  const { stream, controller } = source<number>((r) => void reasons.push(r));
+  const [a, b] = stream.tee();
+  const cancelA = a.cancel("only a");
+  controller.enqueue(1);
+  controller.enqueue(2);
+  controller.close();
+  assert.equal(await readAll(b), [1, 2]);
+  assert.equal(reasons, []);
+  assert.is(await cancelA, undefined, "the pending cancel resolves once the source closes");
+});
+
+test("tee: cancelling both branches cancels the source once with [reason1, reason2]", async () => {
+  const reasons: unknown[] = [];
+  const { stream } = source<number>((r) => void reasons.push(r));
+  const [a, b] = stream.tee();
+  const r1 = new Error("one");
+  const r2 = new Error("two");
+  await Promise.all([a.cancel(r1), b.cancel(r2)]);
+  assert.is(reasons.length, 1);
+  const composite = reasons[0] as unknown[];
+  assert.ok(Array.isArray(composite));
+  assert.is(composite.length, 2);
+  assert.is(composite[0], r1);
+  assert.is(composite[1], r2);
+});
+
+test("tee: the composite reason is [branch1 reason, branch2 reason] whatever the cancel order", async () => {
+  const reasons: unknown[] = [];
+  const { stream } = source<number>((r) => void reasons.push(r));
+  const [a, b] = stream.tee();
+  const pb = b.cancel("second-branch");
+  const pa = a.cancel("first-branch");
+  await Promise.all([pa, pb]);
+  assert.equal(reasons, [["first-branch", "second-branch"]]);
+});
+
+test("tee: the first branch's cancel() stays pending until the second branch is cancelled", async () => {
+  const { stream } = source<number>(() => undefined);
+  const [a, b] = stream.tee();
+  let firstDone = false;
+  const pa = a.cancel("a").then(() => void (firstDone = true));
+  await delay();
+  assert.is(firstDone, false);
+  await b.cancel("b");
+  await pa;
+  assert.is(firstDone, true);
+});
+
+test("tee: a rejecting source.cancel rejects both branch cancels with that error", async () => {
+  const theError = new Error("cancel failed");
+  const { stream } = source<number>(() => Promise.reject(theError));
+  const [a, b] = stream.tee();
+  const [ea, eb] = await Promise.all([rejection(a.cancel()), rejection(b.cancel())]);
+  assert.is(ea, theError);
+  assert.is(eb, theError);
+});
+
+test("tee: a source error reaches both branches with the same identity", async () => {
+  const theError = new Error("source error");
+  const { stream, controller } = source<number>();
+  const [a, b] = stream.tee();
+  const ra = a.getReader();
+  const rb = b.getReader();
+  const pa = rejection(ra.read());
+  const pb = rejection(rb.read());
+  controller.error(theError);
+  assert.is(await pa, theError);
+  assert.is(await pb, theError);
+  assert.is(await rejection(ra.closed), theError);
+  assert.is(await rejection(rb.closed), theError);
+});
+
+test("tee: a source error after one branch was cancelled resolves that cancel and errors the other branch", async () => {
+  const theError = new Error("late error");
+  const { stream, controller } = source<number>();
+  const [a, b] = stream.tee();
+  const cancelA = a.cancel("a");
+  const readB = rejection(b.getReader().read());
+  await delay();
+  controller.error(theError);
+  assert.is(await cancelA, undefined);
+  assert.is(await readB, theError);
+});
+
+test("tee: source close closes both branches", async () => {
+  const { stream, controller } = source<number>();
+  const [a, b] = stream.tee();
+  const ra = a.getReader();
+  const rb = b.getReader();
+  controller.close();
+  assert.equal(await ra.read(), { value: undefined, done: true });
+  assert.equal(await rb.read(), { value: undefined, done: true });
+  await Promise.all([ra.closed, rb.closed]);
+});
+
+test("tee: the original stream stays locked: cancel() and getReader() on it fail with TypeError", async () => {
+  const { stream } = source<number>();
+  stream.tee();
+  assert.instance(await rejection(stream.cancel()), TypeError);
+  assert.instance(syncError(() => stream.getReader()), TypeError);
+});
+
+test("tee: chunks enqueued later arrive on both branches as they come", async () => {
+  const { stream, controller } = source<number>();
+  const [a, b] = stream.tee();
+  const ra = a.getReader();
+  const rb = b.getReader();
+  const pending = [ra.read(), rb.read()];
+  await delay();
+  controller.enqueue(10);
+  assert.equal(await Promise.all(pending), [
+    { value: 10, done: false },
+    { value: 10, done: false },
+  ]);
+  controller.enqueue(20);
+  assert.equal(await rb.read(), { value: 20, done: false });
+  assert.equal(await ra.read(), { value: 20, done: false });
+});
+
+// --- byte tee ------------------------------------------------------------------------------------
+
+test("byte tee: both branches are byte streams that accept BYOB readers", async () => {
+  const { stream, controller } = byteSource();
+  const [a, b] = stream.tee();
+  const ra = a.getReader({ mode: "byob" });
+  const rb = b.getReader({ mode: "byob" });
+  const pa = ra.read(new Uint8Array(4));
+  const pb = rb.read(new Uint8Array(4));
+  controller.enqueue(new Uint8Array([1, 2, 3]));
+  const [resA, resB] = await Promise.all([pa, pb]);
+  assert.equal(Array.from(resA.value!), [1, 2, 3]);
+  assert.equal(Array.from(resB.value!), [1, 2, 3]);
+});
+
+test("byte tee: the branches get independent copies of the bytes", async () => {
+  const { stream, controller } = byteSource();
+  const [a, b] = stream.tee();
+  controller.enqueue(new Uint8Array([5, 6]));
+  controller.close();
+  const [outA, outB] = await Promise.all([readAll(a), readAll(b)]);
+  assert.is(outA.length, 1);
+  assert.is(outB.length, 1);
+  assert.is.not(outA[0]!.buffer, outB[0]!.buffer);
+  outA[0]![0] = 99;
+  assert.equal(Array.from(outB[0]!), [5, 6]);
+});
+
+test("byte tee: cancelling both branches cancels the source with [reason1, reason2]", async () => {
+  const reasons: unknown[] = [];
+  const { stream } = byteSource((r) => void reasons.push(r));
+  const [a, b] = stream.tee();
+  await Promise.all([a.cancel("r1"), b.cancel("r2")]);
+  assert.equal(reasons, [["r1", "r2"]]);
+});
+
+test("byte tee: a source error reaches both branches with the same identity", async () => {
+  const theError = new Error("bytes error");
+  const { stream, controller } = byteSource();
+  const [a, b] = stream.tee();
+  const pa = rejection(a.getReader().read());
+  const pb = rejection(b.getReader({ mode: "byob" }).read(new Uint8Array(1)));
+  controller.error(theError);
+  assert.is(await pa, theError);
+  assert.is(await pb, theError);
+});
+
+test("byte tee: after one branch is cancelled the other still receives every byte", async () => {
+  const { stream, controller } = byteSource();
+  const [a, b] = stream.tee();
+  const cancelA = a.cancel();
+  controller.enqueue(new Uint8Array([1]));
+  controller.enqueue(new Uint8Array([2, 3]));
+  controller.close();
+  const chunks = await readAll(b);
+  assert.is(await cancelA, undefined);
+  assert.equal(chunks.flatMap((c) => Array.from(c)), [1, 2, 3]);
+});
+
+test.run();

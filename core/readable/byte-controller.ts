@@ -26,7 +26,7 @@ import {
   queueMicrotask,
   ReflectApply,
 } from "../shared/primordials.ts";
-import type { AlgorithmResult } from "../shared/promise.ts";
+import { promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { convertEnforceRangeULongLong, rangeError, typeError } from "../shared/webidl.ts";
 import { UnderlyingSourceAlgorithms, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
@@ -648,7 +648,7 @@ export function SetUpReadableByteStreamController(
   if (startResult === undefined) {
     queueMicrotask(onStart); // FP-SYNC-ALGO
   } else {
-    PromisePrototypeThen(PromiseResolve(startResult), onStart, (r: unknown) => ReadableByteStreamControllerError(c, r));
+    PromisePrototypeThen(promiseResolvedWith(startResult), onStart, (r: unknown) => ReadableByteStreamControllerError(c, r));
   }
 }
 

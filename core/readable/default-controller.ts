@@ -9,7 +9,7 @@ import {
   queueMicrotask,
   ReflectApply,
 } from "../shared/primordials.ts";
-import type { AlgorithmResult } from "../shared/promise.ts";
+import { promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { typeError } from "../shared/webidl.ts";
 import { validateChunkSize, type SizeAlgorithm } from "../strategies/extract.ts";
@@ -242,7 +242,7 @@ export function SetUpReadableStreamDefaultController(
   if (startResult === undefined) {
     queueMicrotask(onStart); // FP-SYNC-ALGO
   } else {
-    PromisePrototypeThen(PromiseResolve(startResult), onStart, (r: unknown) => ReadableStreamDefaultControllerError(c, r));
+    PromisePrototypeThen(promiseResolvedWith(startResult), onStart, (r: unknown) => ReadableStreamDefaultControllerError(c, r));
   }
 }
 

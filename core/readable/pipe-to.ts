@@ -49,6 +49,8 @@ export function isAbortSignal(x: unknown): x is AbortSignal {
 
 type Action = () => Promise<unknown>;
 
+function ignore(): void {}
+
 class Pipe implements ReadRequest, WriteRequest {
   readonly source: ReadableStreamInternal;
   readonly dest: WritableStreamInternal;
@@ -66,6 +68,8 @@ class Pipe implements ReadRequest, WriteRequest {
   onWritesFinished: (() => void) | undefined = undefined;
   abortListener: (() => void) | undefined = undefined;
   readonly pumpBound: () => void = () => this.pump();
+  readonly writeParkedBound: () => void = () => this.writeParked();
+  parked: unknown = undefined;
 
   constructor(
     source: ReadableStreamInternal,
@@ -117,7 +121,7 @@ class Pipe implements ReadRequest, WriteRequest {
     else uponPromise(this.writer.closed.promise, undefined, (e: unknown) => this.onDestErrored(e));
     // Closing must be propagated forward.
     if (source.state === CLOSED) this.onSourceClosed();
-    else uponPromise(this.reader.closed.promise, () => this.onSourceClosed());
+    else uponPromise(this.reader.closed.promise, () => this.onSourceClosed(), ignore);
     // Closing must be propagated backward.
     if (WritableStreamCloseQueuedOrInFlight(dest) || dest.state === W_CLOSED) {
       const destClosed = typeError("The destination writable stream closed before all data could be piped to it");
@@ -167,13 +171,28 @@ class Pipe implements ReadRequest, WriteRequest {
   chunkSteps(chunk: unknown): void {
     this.reading = false;
     this.pendingWrites++;
+    if (this.inPump) {
+      // The chunk was already queued: write it as part of the batch (FP-PIPE-BATCH).
+      WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
+      return;
+    }
+    // A chunk that arrives later (from the producer's enqueue()) is written in a microtask, never inside the
+    // producer's call, as the spec's read request does.
+    this.parked = chunk;
+    queueMicrotask(this.writeParkedBound);
+  }
+
+  writeParked(): void {
+    const chunk = this.parked;
+    this.parked = undefined;
+    if (this.writer.stream === undefined) {
+      this.writeSettled();
+      return;
+    }
     WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
-    // A chunk that arrives later (from an enqueue) resumes the loop in a microtask, never nested inside
-    // the producer's call, as the spec's promise-driven loop would.
-    if (!this.inPump) {
-      const writer = this.writer;
-      if (writer.ready.state === PENDING) writer.onReady = this.pumpBound; // the loop would only wait here
-      else queueMicrotask(this.pumpBound);
+    if (!this.shuttingDown) {
+      if (this.writer.ready.state === PENDING) this.writer.onReady = this.pumpBound; // FP-PIPE-READY
+      else this.pump();
     }
   }
 

@@ -168,7 +168,16 @@ export function invokePromiseCallback(
   } catch (e) {
     return PromiseReject(e);
   }
-  return r === undefined ? undefined : PromiseResolve(r);
+  return r === undefined ? undefined : promiseResolvedWith(r);
+}
+
+/**
+ * "A promise resolved with x" as the reference implementation and the native implementations realise it:
+ * a new promise resolved with x, so a promise or thenable x is adopted through a job (two jobs later than
+ * returning x itself). WPT's ordering expectations follow this.
+ */
+export function promiseResolvedWith(x: unknown): Promise<unknown> {
+  return new NativePromise((resolve) => resolve(x));
 }
 
 export { PromiseReject, PromiseResolve };

@@ -3,7 +3,7 @@
  * with the writer's and controller's internal state. Public classes wrap these objects.
  * @module
  */
-import { LazyPromise, newDeferred, PENDING, uponAlgorithm, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import { LazyPromise, newDeferred, PENDING, promiseResolvedWith, uponAlgorithm, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
 import { NativeAbortController, PromiseReject, PromiseResolve, ReflectApply } from "../shared/primordials.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { typeError } from "../shared/webidl.ts";
@@ -390,7 +390,8 @@ function WritableStreamDefaultControllerProcessClose(c: WritableControllerIntern
   const stream = c.stream;
   stream.inFlightCloseRequest = stream.closeRequest;
   stream.closeRequest = undefined;
-  DequeueValue(c);
+  c.queue.shift(); // the close sentinel has size 0
+  if (c.sizes !== undefined) c.sizes.shift();
   const result = c.algorithms!.close();
   WritableStreamDefaultControllerClearAlgorithms(c);
   uponAlgorithm(
@@ -445,7 +446,7 @@ export function SetUpWritableStreamDefaultController(
   WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
   uponAlgorithm(
-    startResult === undefined ? undefined : PromiseResolve(startResult),
+    startResult === undefined ? undefined : promiseResolvedWith(startResult),
     () => {
       c.started = true;
       WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);

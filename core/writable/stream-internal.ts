@@ -265,11 +265,14 @@ function WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream: WritableStrea
 /** WritableStreamUpdateBackpressure(stream, backpressure). */
 export function WritableStreamUpdateBackpressure(stream: WritableStreamInternal, backpressure: boolean): void {
   const writer = stream.writer;
-  if (writer !== undefined && backpressure !== stream.backpressure) {
+  const changed = backpressure !== stream.backpressure;
+  // The flag is updated before resolving `ready`: an internal waiter (FP-PIPE-READY) runs synchronously
+  // and may write again, which must see the new state.
+  stream.backpressure = backpressure;
+  if (writer !== undefined && changed) {
     if (backpressure) writer.ready.resetPending();
     else resolveReady(writer);
   }
-  stream.backpressure = backpressure;
 }
 
 /** WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer, error). */

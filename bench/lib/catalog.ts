@@ -1,0 +1,331 @@
+/**
+ * The benchmark scenarios (names, sizes, which implementations take part) and the data they move.
+ * Shared by the orchestrator (bench/run.ts, for --filter and table titles) and the worker.
+ * Nothing in here is timed.
+ * @module
+ */
+
+/** How a scenario's result is reported. */
+export type Unit = "MB/s" | "ops/s";
+
+/** One benchmark row group: one table in the output. */
+export interface Scenario {
+  /** stable id, used by --filter and in the JSON output */
+  id: string;
+  /** scenario number from bench/README.md (1–9) */
+  group: number;
+  /** one-line description, printed above the table */
+  title: string;
+  unit: Unit;
+  /** bytes moved per iteration (MB/s scenarios), before rounding to whole chunks */
+  bytes: number;
+  /** operations per iteration (ops/s scenarios) */
+  ops: number;
+  /** the node:stream equivalent, or undefined when there is none */
+  node?: string;
+}
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** Every scenario, in output order. */
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    id: "read-loop",
+    group: 1,
+    title: "read loop: ReadableStream pull() enqueues one chunk, reader.read() loop",
+    unit: "MB/s",
+    bytes: 8 * MiB,
+    ops: 0,
+    node: "Readable read() pushes one chunk, consumer on('data')",
+  },
+  {
+    id: "write-loop",
+    group: 2,
+    title: "write loop: sync sink, `await writer.ready; writer.write(chunk)` per chunk, close",
+    unit: "MB/s",
+    bytes: 8 * MiB,
+    ops: 0,
+    node: "Writable, write() and await 'drain' when it returns false, end()",
+  },
+  {
+    id: "write-await",
+    group: 2,
+    title: "write loop: sync sink, `await writer.write(chunk)` per chunk, close",
+    unit: "MB/s",
+    bytes: 8 * MiB,
+    ops: 0,
+    node: "Writable, await the write() callback per chunk, end()",
+  },
+  {
+    id: "for-await",
+    group: 3,
+    title: "for-await over a ReadableStream (pull() enqueues one chunk)",
+    unit: "MB/s",
+    bytes: 8 * MiB,
+    ops: 0,
+    node: "for await over a Readable",
+  },
+  {
+    id: "pipe-to",
+    group: 4,
+    title: "pipeTo: ReadableStream (pull) -> WritableStream (sync sink)",
+    unit: "MB/s",
+    bytes: 8 * MiB,
+    ops: 0,
+    node: "pipeline(Readable, Writable)",
+  },
+  {
+    id: "flight",
+    group: 5,
+    title: "React Flight: type 'bytes', controller captured in start(), all chunks enqueued from outside, close, reader loop",
+    unit: "MB/s",
+    bytes: 4 * MiB,
+    ops: 0,
+    node: "Readable with no-op read(), push() every chunk from outside, push(null), on('data')",
+  },
+  {
+    id: "byte-read",
+    group: 6,
+    title: "byte read loop: type 'bytes', pull() enqueues one chunk, default reader loop",
+    unit: "MB/s",
+    bytes: 4 * MiB,
+    ops: 0,
+  },
+  {
+    id: "byte-byob",
+    group: 6,
+    title: "byte read loop, BYOB: pull() fills byobRequest.view and respond()s, reader.read(view) reusing the buffer",
+    unit: "MB/s",
+    bytes: 4 * MiB,
+    ops: 0,
+  },
+  {
+    id: "byte-tee",
+    group: 7,
+    title: "byte tee: type 'bytes' (start enqueues all, close), tee(), both branches read concurrently",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "construct-readable",
+    group: 8,
+    title: "construct ReadableStream({ pull() {} }) (256 per iteration, then the microtask queue drains)",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 256,
+    node: "new Readable({ read() {} })",
+  },
+  {
+    id: "construct-writable",
+    group: 8,
+    title: "construct WritableStream({ write() {} }) (256 per iteration, then the microtask queue drains)",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 256,
+    node: "new Writable({ write(c, e, cb) { cb() } })",
+  },
+  {
+    id: "construct-transform",
+    group: 8,
+    title: "construct TransformStream({ transform(c, ctl) { ctl.enqueue(c) } }) (256 per iteration, then the microtask queue drains)",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 256,
+    node: "new Transform({ transform(c, e, cb) { cb(null, c) } })",
+  },
+  {
+    id: "pipe-through-1",
+    group: 9,
+    title: "pipeThrough 1x new TransformStream() -> pipeTo(WritableStream)",
+    unit: "MB/s",
+    bytes: 4 * MiB,
+    ops: 0,
+    node: "pipeline(Readable, PassThrough, Writable)",
+  },
+  {
+    id: "pipe-through-3",
+    group: 9,
+    title: "pipeThrough 3x new TransformStream() -> pipeTo(WritableStream)",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+    node: "pipeline(Readable, 3x PassThrough, Writable)",
+  },
+  {
+    id: "pipe-through-8",
+    group: 9,
+    title: "pipeThrough 8x new TransformStream() -> pipeTo(WritableStream)",
+    unit: "MB/s",
+    bytes: 1 * MiB,
+    ops: 0,
+    node: "pipeline(Readable, 8x PassThrough, Writable)",
+  },
+  {
+    id: "transform-fn-1",
+    group: 9,
+    title: "pipeThrough 1x TransformStream({ transform(c, ctl) { ctl.enqueue(c) } }) -> pipeTo",
+    unit: "MB/s",
+    bytes: 4 * MiB,
+    ops: 0,
+    node: "pipeline(Readable, Transform(cb(null, c)), Writable)",
+  },
+  {
+    id: "transform-fn-3",
+    group: 9,
+    title: "pipeThrough 3x TransformStream({ transform(c, ctl) { ctl.enqueue(c) } }) -> pipeTo",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+    node: "pipeline(Readable, 3x Transform(cb(null, c)), Writable)",
+  },
+  {
+    id: "transform-fn-8",
+    group: 9,
+    title: "pipeThrough 8x TransformStream({ transform(c, ctl) { ctl.enqueue(c) } }) -> pipeTo",
+    unit: "MB/s",
+    bytes: 1 * MiB,
+    ops: 0,
+    node: "pipeline(Readable, 8x Transform(cb(null, c)), Writable)",
+  },
+  {
+    id: "xor-3",
+    group: 9,
+    title: "CPU-bound chain: 3x TransformStream XOR-ing every byte into a new chunk -> pipeTo",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+    node: "pipeline(Readable, 3x XOR Transform, Writable)",
+  },
+  {
+    id: "async-transform",
+    group: 9,
+    title: "async transform: 1x TransformStream({ async transform(c, ctl) { ctl.enqueue(c) } }) -> pipeTo",
+    unit: "MB/s",
+    bytes: 4 * MiB,
+    ops: 0,
+    node: "pipeline(Readable, Transform calling cb(null, c) in a promise reaction, Writable)",
+  },
+  {
+    id: "gzip-mixed",
+    group: 9,
+    title: "mixed chain: transform -> native CompressionStream('gzip') -> native DecompressionStream('gzip') -> transform -> pipeTo",
+    unit: "MB/s",
+    bytes: 256 * KiB,
+    ops: 0,
+    node: "pipeline(Readable, Transform, zlib.createGzip(), zlib.createGunzip(), Transform, Writable)",
+  },
+  {
+    id: "chain-reader",
+    group: 9,
+    title: "pipeThrough 3x TransformStream({ transform }) -> reader.read() loop",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+    node: "pipeline(Readable, 3x Transform) -> on('data') on the last",
+  },
+  {
+    id: "chain-for-await",
+    group: 9,
+    title: "pipeThrough 3x TransformStream({ transform }) -> for-await",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+    node: "pipeline(Readable, 3x Transform) -> for await over the last",
+  },
+];
+
+/** The scenarios whose id or title contains `filter` (case-insensitive); all when `filter` is empty. */
+export function selectScenarios(filter: string): Scenario[] {
+  const needle = filter.toLowerCase();
+  return SCENARIOS.filter((s) => !needle || s.id.toLowerCase().includes(needle) || s.title.toLowerCase().includes(needle));
+}
+
+/** XOR keys of the three CPU-bound stages; the data arrives XOR-ed with all three. */
+export const XOR_KEYS: readonly number[] = [0x5a, 0xa5, 0x3c];
+
+/** Byte stride of the checksum samples (a prime, so samples drift across chunk boundaries). */
+export const STRIDE = 997;
+
+/**
+ * Expected totals for one consumer: the byte count and a checksum that depends on the byte order but not on
+ * how the bytes are cut into chunks (every STRIDE-th byte of the whole stream, folded with h * 31 + b + 1).
+ * The scenario modules carry their own copy of the running version (see Tally there).
+ */
+export interface Expect {
+  bytes: number;
+  sum: number;
+}
+
+/** The reference checksum over a list of chunks. */
+export function expectOf(chunks: readonly Uint8Array[]): Expect {
+  let pos = 0;
+  let next = 0;
+  let sum = 0;
+  for (const chunk of chunks) {
+    const end = pos + chunk.byteLength;
+    while (next < end) {
+      sum = (Math.imul(sum, 31) + chunk[next - pos]! + 1) | 0;
+      next += STRIDE;
+    }
+    pos = end;
+  }
+  return { bytes: pos, sum };
+}
+
+/** The source data of one scenario: `count` chunks of `size` bytes, each a view of one shared buffer. */
+export interface Data {
+  size: number;
+  count: number;
+  bytes: number;
+  chunks: Uint8Array<ArrayBuffer>[];
+  /** what a consumer of the unchanged data must see */
+  expect: Expect;
+  /** what a consumer after the three XOR stages must see */
+  expectXor: Expect;
+}
+
+const cache = new Map<string, Data>();
+
+/**
+ * Pseudo-text (a 64-symbol alphabet from a fixed xorshift sequence, so every chunk differs and gzip has
+ * something to find): `bytes` rounded down to whole chunks of `size`, at least one chunk.
+ */
+export function makeData(bytes: number, size: number): Data {
+  const count = Math.max(1, Math.floor(bytes / size));
+  const key = `${count}x${size}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const all = new Uint8Array(count * size);
+  let x = 0x2545f491;
+  for (let i = 0; i < all.length; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    const r = (x >>> 0) % 100;
+    // mostly lower-case letters and spaces, a few markup characters
+    all[i] = r < 15 ? 32 : r < 95 ? 97 + (r % 26) : 60 + (r % 3);
+  }
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  for (let i = 0; i < count; i++) chunks.push(all.subarray(i * size, (i + 1) * size));
+  const mask = XOR_KEYS.reduce((a, k) => a ^ k, 0);
+  const xored = all.map((b) => b ^ mask);
+  const data: Data = {
+    size,
+    count,
+    bytes: all.length,
+    chunks,
+    expect: expectOf(chunks),
+    expectXor: expectOf([xored]),
+  };
+  cache.set(key, data);
+  return data;
+}
+
+/** Fresh copies of the chunks, each with its own ArrayBuffer (byte streams transfer what they are given). */
+export function freshChunks(data: Data): Uint8Array<ArrayBuffer>[] {
+  const out = new Array<Uint8Array<ArrayBuffer>>(data.count);
+  for (let i = 0; i < data.count; i++) out[i] = data.chunks[i]!.slice();
+  return out;
+}

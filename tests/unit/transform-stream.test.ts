@@ -1,0 +1,461 @@
+/**
+ * TransformStream and TransformStreamDefaultController: transformer protocol (start/transform/flush/cancel),
+ * enqueue/error/terminate, errors on both sides, backpressure, strategies.
+ * Spec: https://streams.spec.whatwg.org/#ts-class, #ts-default-controller-class
+ *
+ *   node tests/unit/transform-stream.test.ts   deno run -A tests/unit/transform-stream.test.ts   bun tests/unit/transform-stream.test.ts
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { ReadableStream, TransformStream, TransformStreamDefaultController, WritableStream } from "../../mod.ts";
+
+const delay = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function syncError(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new assert.Assertion({ message: "expected the call to throw", generated: true, operator: "throws" });
+}
+
+function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new assert.Assertion({ message: "expected the promise to reject", generated: true, operator: "rejects" });
+    },
+    (err: unknown) => err,
+  );
+}
+
+async function readAll<T>(stream: ReadableStream<T>): Promise<T[]> {
+  const reader = stream.getReader();
+  const out: T[] = [];
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return out;
+    out.push(value);
+  }
+}
+
+interface Call {
+  name: string;
+  self: unknown;
+  args: unknown[];
+}
+
+// --- construction ------------------------------------------------------------------------------------
+
+test("constructor: readable and writable are a ReadableStream and a WritableStream, stable across gets", () => {
+  const ts = new TransformStream();
+  assert.instance(ts.readable, ReadableStream);
+  assert.instance(ts.writable, WritableStream);
+  assert.is(ts.readable, ts.readable);
+  assert.is(ts.writable, ts.writable);
+  assert.is(ts.readable.locked, false);
+  assert.is(ts.writable.locked, false);
+});
+
+test("constructor: null or a primitive transformer throws TypeError", () => {
+  for (const bad of [null, 1, "t"]) {
+    assert.instance(syncError(() => new TransformStream(bad as never)), TypeError, String(bad));
+  }
+});
+
+test("constructor: non-callable start, transform, flush or cancel throws TypeError", () => {
+  for (const member of ["start", "transform", "flush", "cancel"]) {
+    assert.instance(syncError(() => new TransformStream({ [member]: 42 } as never)), TypeError, member);
+  }
+});
+
+test("constructor: readableType or writableType present throws RangeError", () => {
+  assert.instance(syncError(() => new TransformStream({ readableType: "bytes" } as never)), RangeError);
+  assert.instance(syncError(() => new TransformStream({ writableType: "bytes" } as never)), RangeError);
+  assert.instance(syncError(() => new TransformStream({ readableType: null } as never)), RangeError);
+});
+
+test("constructor: bad strategies throw RangeError / TypeError", () => {
+  assert.instance(syncError(() => new TransformStream({}, { highWaterMark: -1 })), RangeError);
+  assert.instance(syncError(() => new TransformStream({}, {}, { highWaterMark: NaN })), RangeError);
+  assert.instance(syncError(() => new TransformStream({}, { size: 1 as never })), TypeError);
+  assert.instance(syncError(() => new TransformStream({}, {}, { size: "x" as never })), TypeError);
+});
+
+test("start: called synchronously with the controller and this = transformer; a throw propagates", () => {
+  const calls: Call[] = [];
+  const transformer = {
+    start(...args: unknown[]) {
+      calls.push({ name: "start", self: this, args });
+    },
+  };
+  new TransformStream(transformer);
+  assert.is(calls.length, 1);
+  assert.is(calls[0]!.self, transformer);
+  assert.equal(calls[0]!.args.length, 1);
+  assert.instance(calls[0]!.args[0], TransformStreamDefaultController);
+  const theError = new Error("start");
+  assert.is(
+    syncError(
+      () =>
+        new TransformStream({
+          start() {
+            throw theError;
+          },
+        }),
+    ),
+    theError,
+  );
+});
+
+// --- data flow ---------------------------------------------------------------------------------------
+
+test("identity: without transform() chunks pass through unchanged", async () => {
+  const ts = new TransformStream<object, object>();
+  const chunk = { same: true };
+  const writer = ts.writable.getWriter();
+  void writer.write(chunk);
+  void writer.close();
+  const out = await readAll(ts.readable);
+  assert.is(out.length, 1);
+  assert.is(out[0], chunk);
+});
+
+test("transform: called with (chunk, controller), this = transformer; may enqueue zero or many chunks", async () => {
+  const calls: Call[] = [];
+  const transformer = {
+    transform(chunk: number, controller: TransformStreamDefaultController<number>) {
+      calls.push({ name: "transform", self: this, args: [chunk, controller] });
+      for (let i = 0; i < chunk; i++) controller.enqueue(chunk);
+    },
+  };
+  const ts = new TransformStream<number, number>(transformer);
+  const writer = ts.writable.getWriter();
+  void writer.write(0);
+  void writer.write(2);
+  void writer.write(1);
+  void writer.close();
+  assert.equal(await readAll(ts.readable), [2, 2, 1]);
+  assert.is(calls.length, 3);
+  assert.is(calls[0]!.self, transformer);
+  assert.instance(calls[0]!.args[1], TransformStreamDefaultController);
+});
+
+test("transform: a write resolves only after transform()'s promise resolves", async () => {
+  let finish!: () => void;
+  const ts = new TransformStream<string, string>(
+    {
+      transform: () => new Promise<void>((r) => (finish = r)),
+    },
+    undefined,
+    { highWaterMark: 1 },
+  );
+  const writer = ts.writable.getWriter();
+  let done = false;
+  const w = writer.write("a").then(() => (done = true));
+  await delay();
+  assert.is(done, false);
+  finish();
+  await w;
+  assert.is(done, true);
+});
+
+test("flush: called once on writable close with the controller, this = transformer; its chunks come before close", async () => {
+  const calls: Call[] = [];
+  const transformer = {
+    flush(...args: unknown[]) {
+      calls.push({ name: "flush", self: this, args });
+      (args[0] as TransformStreamDefaultController<string>).enqueue("from flush");
+    },
+  };
+  const ts = new TransformStream<string, string>(transformer);
+  const writer = ts.writable.getWriter();
+  void writer.write("a");
+  const closed = writer.close();
+  assert.equal(await readAll(ts.readable), ["a", "from flush"]);
+  await closed;
+  assert.is(calls.length, 1);
+  assert.is(calls[0]!.self, transformer);
+  assert.equal(calls[0]!.args.length, 1);
+  assert.instance(calls[0]!.args[0], TransformStreamDefaultController);
+});
+
+test("flush: writer.close() waits for flush's promise; the readable closes after it", async () => {
+  let finish!: () => void;
+  const ts = new TransformStream({ flush: () => new Promise<void>((r) => (finish = r)) });
+  const writer = ts.writable.getWriter();
+  const reader = ts.readable.getReader();
+  let closed = false;
+  const closing = writer.close().then(() => (closed = true));
+  const read = reader.read();
+  await delay();
+  assert.is(closed, false);
+  finish();
+  await closing;
+  assert.equal(await read, { value: undefined, done: true });
+});
+
+test("flush: a throw errors the readable and rejects close() with the error", async () => {
+  const theError = new Error("flush");
+  const ts = new TransformStream({
+    flush() {
+      throw theError;
+    },
+  });
+  const writer = ts.writable.getWriter();
+  assert.is(await rejection(writer.close()), theError);
+  assert.is(await rejection(ts.readable.getReader().read()), theError);
+});
+
+// --- errors ---------------------------------------------------------------------------------------------
+
+test("transform throwing errors both sides with the same error", async () => {
+  const theError = new Error("transform");
+  const ts = new TransformStream({
+    transform() {
+      throw theError;
+    },
+  });
+  const writer = ts.writable.getWriter();
+  const reader = ts.readable.getReader();
+  const read = rejection(reader.read());
+  assert.is(await rejection(writer.write("x")), theError);
+  assert.is(await read, theError);
+  assert.is(await rejection(writer.closed), theError);
+  assert.is(await rejection(writer.write("y")), theError);
+});
+
+test("transform rejecting errors both sides with the rejection reason", async () => {
+  const theError = new Error("transform rejected");
+  const ts = new TransformStream({ transform: () => Promise.reject(theError) });
+  const writer = ts.writable.getWriter();
+  const read = rejection(ts.readable.getReader().read());
+  assert.is(await rejection(writer.write("x")), theError);
+  assert.is(await read, theError);
+});
+
+test("controller.error(e) errors both sides with e", async () => {
+  const theError = new Error("controller.error");
+  let controller!: TransformStreamDefaultController<unknown>;
+  const ts = new TransformStream({ start: (c) => void (controller = c) });
+  controller.error(theError);
+  assert.is(await rejection(ts.readable.getReader().read()), theError);
+  assert.is(await rejection(ts.writable.getWriter().write("x")), theError);
+});
+
+test("controller.enqueue: throws TypeError once the readable side is closed or errored", async () => {
+  let controller!: TransformStreamDefaultController<string>;
+  const ts = new TransformStream<string, string>({ start: (c) => void (controller = c) });
+  await ts.readable.cancel("gone");
+  assert.instance(syncError(() => controller.enqueue("x")), TypeError);
+});
+
+test("controller.enqueue: a throwing readable size() errors both sides and rethrows the readable error", async () => {
+  const theError = new Error("size");
+  let caught: unknown;
+  const ts = new TransformStream<string, string>(
+    {
+      transform(chunk, c) {
+        try {
+          c.enqueue(chunk);
+        } catch (err) {
+          caught = err;
+          throw err;
+        }
+      },
+    },
+    undefined,
+    {
+      highWaterMark: 1,
+      size() {
+        throw theError;
+      },
+    },
+  );
+  const writer = ts.writable.getWriter();
+  assert.is(await rejection(writer.write("a")), theError);
+  assert.is(caught, theError);
+  assert.is(await rejection(ts.readable.getReader().closed), theError);
+});
+
+// --- terminate --------------------------------------------------------------------------------------------
+
+test("terminate: closes the readable (queued chunks remain) and errors the writable with TypeError", async () => {
+  const ts = new TransformStream<string, string>(
+    {
+      transform(chunk, c) {
+        c.enqueue(chunk);
+        c.terminate();
+      },
+    },
+    undefined,
+    { highWaterMark: 5 },
+  );
+  const writer = ts.writable.getWriter();
+  await writer.write("last");
+  assert.equal(await readAll(ts.readable), ["last"]);
+  assert.instance(await rejection(writer.write("more")), TypeError);
+  assert.instance(await rejection(writer.closed), TypeError);
+});
+
+test("terminate: enqueue afterwards throws TypeError; flush is not called on a later close", async () => {
+  let controller!: TransformStreamDefaultController<string>;
+  let flushed = false;
+  const ts = new TransformStream<string, string>({
+    start: (c) => void (controller = c),
+    flush: () => void (flushed = true),
+  });
+  controller.terminate();
+  assert.instance(syncError(() => controller.enqueue("x")), TypeError);
+  const writer = ts.writable.getWriter();
+  await rejection(writer.close());
+  assert.is(flushed, false);
+  assert.equal(await readAll(ts.readable), []);
+});
+
+// --- cancel ---------------------------------------------------------------------------------------------------
+
+test("cancel: readable.cancel(reason) calls transformer.cancel(reason) once and errors the writable with reason", async () => {
+  const calls: Call[] = [];
+  const transformer = {
+    cancel(...args: unknown[]) {
+      calls.push({ name: "cancel", self: this, args });
+    },
+  };
+  const ts = new TransformStream(transformer);
+  const reason = new Error("cancelled");
+  assert.is(await ts.readable.cancel(reason), undefined);
+  assert.is(calls.length, 1);
+  assert.is(calls[0]!.self, transformer);
+  assert.equal(calls[0]!.args.length, 1);
+  assert.is(calls[0]!.args[0], reason);
+  const writer = ts.writable.getWriter();
+  assert.is(await rejection(writer.write("x")), reason);
+  assert.is(await rejection(writer.closed), reason);
+});
+
+test("cancel: writable.abort(reason) calls transformer.cancel(reason) and errors the readable with reason", async () => {
+  const reasons: unknown[] = [];
+  const ts = new TransformStream({ cancel: (r) => void reasons.push(r) });
+  const reason = new Error("aborted");
+  assert.is(await ts.writable.abort(reason), undefined);
+  assert.equal(reasons.length, 1);
+  assert.is(reasons[0], reason);
+  assert.is(await rejection(ts.readable.getReader().read()), reason);
+});
+
+test("cancel: transformer.cancel is called only once for abort followed by cancel", async () => {
+  let calls = 0;
+  const ts = new TransformStream({ cancel: () => void calls++ });
+  await ts.writable.abort("a");
+  await ts.readable.cancel("b").catch(() => {});
+  assert.is(calls, 1);
+});
+
+test("cancel: a throwing transformer.cancel rejects readable.cancel() and errors the writable with that error", async () => {
+  const theError = new Error("cancel threw");
+  const ts = new TransformStream({
+    cancel() {
+      throw theError;
+    },
+  });
+  assert.is(await rejection(ts.readable.cancel("r")), theError);
+  assert.is(await rejection(ts.writable.getWriter().closed), theError);
+});
+
+test("cancel: flush is not called after the readable was cancelled", async () => {
+  let flushed = false;
+  const ts = new TransformStream({ flush: () => void (flushed = true) });
+  await ts.readable.cancel();
+  await rejection(ts.writable.getWriter().close());
+  assert.is(flushed, false);
+});
+
+// --- backpressure and strategies ---------------------------------------------------------------------------------
+
+test("backpressure: with the default readable high-water mark 0, transform waits for a read", async () => {
+  const seen: string[] = [];
+  const ts = new TransformStream<string, string>({
+    transform(chunk, c) {
+      seen.push(chunk);
+      c.enqueue(chunk);
+    },
+  });
+  const writer = ts.writable.getWriter();
+  void writer.write("a");
+  await delay();
+  assert.equal(seen, [], "no read yet: backpressure holds the write");
+  const reader = ts.readable.getReader();
+  assert.equal(await reader.read(), { value: "a", done: false });
+  assert.equal(seen, ["a"]);
+});
+
+test("backpressure: controller.desiredSize reflects the readable side", async () => {
+  let controller!: TransformStreamDefaultController<string>;
+  new TransformStream<string, string>({ start: (c) => void (controller = c) });
+  assert.is(controller.desiredSize, 0);
+  let c2!: TransformStreamDefaultController<string>;
+  new TransformStream<string, string>({ start: (c) => void (c2 = c) }, undefined, { highWaterMark: 3 });
+  assert.is(c2.desiredSize, 3);
+  c2.enqueue("x");
+  assert.is(c2.desiredSize, 2);
+});
+
+test("backpressure: transforms run until the readable queue reaches its high-water mark", async () => {
+  const seen: number[] = [];
+  const ts = new TransformStream<number, number>(
+    {
+      transform(chunk, c) {
+        seen.push(chunk);
+        c.enqueue(chunk);
+      },
+    },
+    { highWaterMark: 10 },
+    { highWaterMark: 2 },
+  );
+  const writer = ts.writable.getWriter();
+  for (let i = 1; i <= 5; i++) void writer.write(i);
+  await delay();
+  assert.equal(seen, [1, 2]);
+  const reader = ts.readable.getReader();
+  await reader.read();
+  await delay();
+  assert.equal(seen, [1, 2, 3]);
+  reader.releaseLock();
+});
+
+test("strategies: each side uses its own highWaterMark and size()", async () => {
+  let controller!: TransformStreamDefaultController<string>;
+  const ts = new TransformStream<string, string>(
+    { start: (c) => void (controller = c) },
+    { highWaterMark: 10, size: (s) => s.length },
+    { highWaterMark: 5, size: (s) => s.length * 2 },
+  );
+  const writer = ts.writable.getWriter();
+  assert.is(writer.desiredSize, 10);
+  assert.is(controller.desiredSize, 5);
+  const w = writer.write("ab");
+  assert.is(writer.desiredSize, 8, "writable size: 2");
+  await w;
+  assert.is(writer.desiredSize, 10);
+  assert.is(controller.desiredSize, 1, "readable size: 4");
+  const { value } = await ts.readable.getReader().read();
+  assert.is(value, "ab");
+});
+
+test("pipeThrough a TransformStream end to end with flush", async () => {
+  const src = ReadableStream.from(["a", "b", "c"]);
+  const out = src.pipeThrough(
+    new TransformStream<string, string>({
+      transform(chunk, c) {
+        c.enqueue(chunk + chunk);
+      },
+      flush(c) {
+        c.enqueue("end");
+      },
+    }),
+  );
+  assert.equal(await readAll(out), ["aa", "bb", "cc", "end"]);
+});
+
+test.run();

@@ -159,14 +159,7 @@ export class ReadableStreamAsyncIterator<R = unknown> {
       if (stream !== undefined && stream.state === READABLE) {
         stream.disturbed = true;
         const chunk = stream.controller.readSync();
-        if (chunk !== NO_CHUNK) {
-          const p: Promise<IteratorResult<unknown>> = PromisePrototypeThen(RESOLVED, () => {
-            if (state.ongoing === p) state.ongoing = null;
-            return { value: chunk, done: false };
-          });
-          state.ongoing = p;
-          return p as Promise<IteratorResult<R, undefined>>;
-        }
+        if (chunk !== NO_CHUNK) return PromiseResolve({ value: chunk as R, done: false });
       }
     }
     if (ongoing === null) {

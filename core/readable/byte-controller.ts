@@ -12,8 +12,10 @@ import {
   IsDetachedBuffer,
   arrayBufferByteLength,
   TransferArrayBuffer,
+  transferUnchecked,
   typedArrayTag,
   viewBuffer,
+  viewParts,
 } from "../shared/buffers.ts";
 import { defineInterface } from "../shared/interface.ts";
 import {
@@ -264,15 +266,27 @@ function ReadableByteStreamControllerConvertPullIntoDescriptor(desc: PullIntoDes
   return new desc.viewConstructor(buffer, desc.byteOffset, desc.bytesFilled / desc.elementSize);
 }
 
-/** ReadableByteStreamControllerEnqueue(controller, chunk). */
+/** ReadableByteStreamControllerEnqueue(controller, chunk), for internal callers holding a view. */
 export function ReadableByteStreamControllerEnqueue(c: ByteControllerInternal, chunk: ArrayBufferView): void {
+  const buffer = viewBuffer(chunk);
+  if (IsDetachedBuffer(buffer)) {
+    if (c.closeRequested || c.stream.state !== READABLE) return;
+    throw typeError("The chunk's buffer is detached");
+  }
+  ReadableByteStreamControllerEnqueueParts(c, buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+/** ReadableByteStreamControllerEnqueue with the chunk's buffer, offset and length already read. */
+function ReadableByteStreamControllerEnqueueParts(
+  c: ByteControllerInternal,
+  buffer: ArrayBuffer,
+  byteOffset: number,
+  byteLength: number,
+): void {
   const stream = c.stream;
   if (c.closeRequested || stream.state !== READABLE) return;
-  const buffer = viewBuffer(chunk);
-  const byteOffset = chunk.byteOffset;
-  const byteLength = chunk.byteLength;
-  if (IsDetachedBuffer(buffer)) throw typeError("The chunk's buffer is detached");
-  const transferredBuffer = TransferArrayBuffer(buffer);
+  // Callers have rejected detached buffers (their byteLength is 0), so this is TransferArrayBuffer.
+  const transferredBuffer = transferUnchecked(buffer);
   const pending = c.pendingPullIntos;
   if (pending.size > 0) {
     const first = pending.peek();
@@ -727,12 +741,19 @@ export class ReadableByteStreamController {
   /** Enqueues a chunk; its buffer is transferred (the caller's buffer becomes detached). */
   enqueue(chunk: ArrayBufferView): void {
     const c = getByteController(this);
-    const view = convertArrayBufferView(chunk, "chunk");
-    if (view.byteLength === 0) throw typeError("chunk must have non-zero byteLength");
-    if (arrayBufferByteLength(viewBuffer(view)) === 0) throw typeError("chunk's buffer must have non-zero byteLength");
+    const parts = viewParts(chunk, "chunk");
+    if (parts.byteLength === 0) throw typeError("chunk must have non-zero byteLength");
+    // The ArrayBuffer byteLength getter also rejects a SharedArrayBuffer (no [AllowShared]).
+    let bufferLength: number;
+    try {
+      bufferLength = arrayBufferByteLength(parts.buffer);
+    } catch {
+      throw typeError("chunk must not be backed by a SharedArrayBuffer");
+    }
+    if (bufferLength === 0) throw typeError("chunk's buffer must have non-zero byteLength");
     if (c.closeRequested) throw typeError("The stream is closed or draining");
     if (c.stream.state !== READABLE) throw typeError("The stream is not in the readable state and cannot be enqueued to");
-    ReadableByteStreamControllerEnqueue(c, view);
+    ReadableByteStreamControllerEnqueueParts(c, parts.buffer, parts.byteOffset, parts.byteLength);
   }
 
   /** Errors the stream with `e`. */

@@ -15,6 +15,10 @@ const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
 const typedArrayBufferGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, "buffer")!.get!;
 const typedArrayTagGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag)!.get!;
 const typedArraySet = (TypedArrayProto as Uint8Array).set;
+const typedArrayByteOffsetGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, "byteOffset")!.get!;
+const typedArrayByteLengthGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, "byteLength")!.get!;
+const dataViewByteOffsetGetter = Object.getOwnPropertyDescriptor(DataView.prototype, "byteOffset")!.get!;
+const dataViewByteLengthGetter = Object.getOwnPropertyDescriptor(DataView.prototype, "byteLength")!.get!;
 const DataViewProto = DataView.prototype;
 const dataViewBufferGetter = Object.getOwnPropertyDescriptor(DataViewProto, "buffer")!.get!;
 const ArrayBufferIsView = ArrayBuffer.isView;
@@ -109,4 +113,37 @@ export function cloneArrayBuffer(buffer: ArrayBuffer, offset: number, length: nu
 export function CloneAsUint8Array(view: ArrayBufferView): Uint8Array {
   const buffer = cloneArrayBuffer(viewBuffer(view), view.byteOffset, view.byteLength);
   return new NativeUint8Array(buffer);
+}
+
+/** The buffer, offset and length of an ArrayBufferView, read once through the intrinsic getters. */
+export interface ViewParts {
+  buffer: ArrayBuffer;
+  byteOffset: number;
+  byteLength: number;
+}
+
+/**
+ * WebIDL `ArrayBufferView` conversion that also returns the view's parts: one brand check and one read of
+ * each intrinsic getter (the enqueue hot path of byte streams).
+ */
+export function viewParts(value: unknown, context: string): ViewParts {
+  if (typedArrayTag(value as ArrayBufferView) !== undefined) {
+    return {
+      buffer: ReflectApply(typedArrayBufferGetter, value, []) as ArrayBuffer,
+      byteOffset: ReflectApply(typedArrayByteOffsetGetter, value, []) as number,
+      byteLength: ReflectApply(typedArrayByteLengthGetter, value, []) as number,
+    };
+  }
+  if (!ArrayBufferIsView(value)) throw new NativeTypeError(`${context} must be an ArrayBuffer view`);
+  return {
+    buffer: ReflectApply(dataViewBufferGetter, value, []) as ArrayBuffer,
+    byteOffset: ReflectApply(dataViewByteOffsetGetter, value, []) as number,
+    byteLength: ReflectApply(dataViewByteLengthGetter, value, []) as number,
+  };
+}
+
+/** TransferArrayBuffer for a buffer known not to be detached (the callers checked its length). */
+export function transferUnchecked(buffer: ArrayBuffer): ArrayBuffer {
+  if (transferFn !== undefined) return ReflectApply(transferFn, buffer, []) as ArrayBuffer;
+  return structuredCloneFn!(buffer, { transfer: [buffer] });
 }

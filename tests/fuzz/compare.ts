@@ -1,0 +1,222 @@
+/**
+ * What is compared between two outcomes of one program (ours vs native), and the invariants each outcome
+ * must satisfy on its own.
+ *
+ * Invariants (checked for both implementations; the acceptance criterion "never loses, duplicates or
+ * reorders a chunk, and never stalls"):
+ *  - the case finished (no stall: the consumer's loop ended, see interpret.ts for the watchdog);
+ *  - at every point with an oracle (transform inputs, the other branch of a tee, the consumer's reads or
+ *    the sink's writes) the chunks that arrived are a prefix of the ideal sequence: nothing duplicated,
+ *    reordered or invented (byte data: the concatenated bytes);
+ *  - where a point ended cleanly (reader done, loop exit, pipe fulfilled, sink closed, flush called), the
+ *    whole ideal sequence arrived: nothing lost.
+ *
+ * Differential (ours must equal native):
+ *  - "exact" programs (no pipe): every channel, i.e. the chunk sequence at every point and the ordered
+ *    events there (source pulls and cancel reasons, transform/sink calls, how each read ended, which
+ *    promises fulfilled or rejected and with which error), plus unhandled rejections. Errors made by the
+ *    program compare by their tag, errors made by an implementation by their name. The global interleaving
+ *    of different channels is NOT compared (only with --strict in run.ts, as information).
+ *  - "piped" programs: without a fault, the same as exact (every chunk arrives everywhere, every callback
+ *    runs a fixed number of times). With its one fault, only the channels at or downstream of the
+ *    fault's origin compare their events (the chunk counts there are covered by the prefix invariant):
+ *    upstream of the fault, whether a source had already closed when a cancel arrived depends on how far
+ *    the pipe read ahead, which the standard leaves to the implementation.
+ * @module
+ */
+import type { Channel, Outcome } from "./interpret.ts";
+import { isPiped, oracle, type Program } from "./program.ts";
+
+/** Where a channel sits in the chain: src 0, stage i at i+1 (its incoming pipe at i+0.5), consumer last. */
+function position(p: Program, channel: string): number {
+  const m = /^(tee|t|p)(\d+)$/.exec(channel);
+  if (m) return Number(m[2]) + (m[1] === "p" ? 0.5 : 1);
+  if (channel === "src") return 0;
+  return p.stages.length + 1;
+}
+
+/** Position of the fault in a piped program (Infinity: no fault). */
+export function faultOrigin(p: Program): number {
+  const s = p.source;
+  if (s.kind === "default" && (s.error || s.sizeThrowAt !== undefined)) return 0;
+  if (s.kind === "bytes" && s.error) return 0;
+  if (s.kind === "from" && s.throwAt !== undefined) return 0;
+  for (const [i, st] of p.stages.entries()) {
+    if (st.kind === "tee") {
+      if (st.other === "cancel" || st.other === "cancelAt") return i + 1;
+    } else {
+      if (st.abortAtStep !== undefined) return i + 0.5;
+      if (st.fault || st.flush === "throw") return i + 1;
+    }
+  }
+  const c = p.consumer;
+  switch (c.kind) {
+    case "reader":
+    case "byob":
+      if (c.cancelAt !== undefined) return p.stages.length + 1;
+      break;
+    case "iterate":
+      if (c.breakAt !== undefined) return p.stages.length + 1;
+      break;
+    case "pipeTo":
+    case "writer":
+      if (c.sink.fault || c.sink.closeHow === "throw") return p.stages.length + 1;
+      if (c.kind === "pipeTo" && c.abortAtStep !== undefined) return p.stages.length + 1;
+      if (c.kind === "writer" && c.abortAt !== undefined) return p.stages.length + 1;
+      break;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+function isPrefix(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length > b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
+}
+
+function short(units: readonly number[]): string {
+  return units.length > 40 ? `[${units.slice(0, 40).join(",")},... (${units.length})]` : `[${units.join(",")}]`;
+}
+
+const EMPTY: Channel = { chunks: [], units: [], events: [], settled: [] };
+
+/** Invariant violations of one outcome. */
+export function invariants(p: Program, o: Outcome): string[] {
+  const problems: string[] = [];
+  if (o.stalled) problems.push("stalled");
+  const crash = o.channels["crash"];
+  if (crash) problems.push(`crashed: ${crash.events.join("; ")}`);
+  const exp = oracle(p);
+  const check = (channel: string, ideal: readonly number[] | undefined, complete: boolean): void => {
+    if (!ideal) return;
+    const got = (o.channels[channel] ?? EMPTY).units;
+    if (!isPrefix(got, ideal)) {
+      problems.push(`${channel}: arrived ${short(got)} is not a prefix of ${short(ideal)} (duplicated, reordered or invented)`);
+    } else if (complete && got.length !== ideal.length) {
+      problems.push(`${channel}: ended cleanly but only ${short(got)} of ${short(ideal)} arrived (lost)`);
+    }
+  };
+  for (const [i, st] of p.stages.entries()) {
+    if (st.kind === "tee") {
+      const events = (o.channels[`tee${i}`] ?? EMPTY).events;
+      check(`tee${i}`, exp.seqs[`tee${i}`], events.includes("end:done"));
+    } else if (st.op !== "none") {
+      const events = (o.channels[`t${i}`] ?? EMPTY).events;
+      check(`t${i}`, exp.seqs[`t${i}`], events.includes("flush"));
+    }
+  }
+  const out = exp.seqs["out"];
+  const outEvents = (o.channels["out"] ?? EMPTY).events;
+  const sinkEvents = (o.channels["sink"] ?? EMPTY).events;
+  switch (p.consumer.kind) {
+    case "reader":
+    case "byob":
+      check("out", out, outEvents.some((e) => e.startsWith("end:done")));
+      break;
+    case "iterate":
+      check("out", out, outEvents.includes("end:loop-exit") && !outEvents.includes("end:break"));
+      break;
+    case "pipeTo":
+      check("sink", out, outEvents.includes("pipe:fulfilled") || sinkEvents.includes("close"));
+      break;
+    case "writer":
+      check("out", out, outEvents.includes("end:done"));
+      check("sink", out, sinkEvents.includes("close"));
+      break;
+  }
+  return problems;
+}
+
+function same(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/**
+ * Leniencies for a native implementation's known deviations (see nativeDeviations in fuzz.ts): what they
+ * change is left out of the comparison on that runtime only.
+ */
+export interface Normalization {
+  /** byte data: compare the concatenated bytes at each point, not the chunk boundaries; a final
+   * `read(view)` result compares without the size of the view it hands back */
+  byteBoundaries?: boolean;
+  /** leave out the source's pull() calls (and respond()/enqueue failures inside them) */
+  pullCount?: boolean;
+}
+
+const PULL_EVENTS = /^(pull|respond \d+|enqueue threw .*|pull body threw .*)$/;
+
+function normalizeEvents(events: readonly string[], channel: string, n: Normalization): string[] {
+  let out = [...events];
+  if (n.pullCount && channel === "src") out = out.filter((e) => !PULL_EVENTS.test(e));
+  if (n.byteBoundaries) out = out.map((e) => e.replace(/view\(0\/\d+\)/, "view(0)"));
+  return out;
+}
+
+/** Differences between ours and native that the standard does not allow. */
+export function differences(p: Program, ours: Outcome, native: Outcome, n: Normalization = {}): string[] {
+  const problems: string[] = [];
+  const piped = isPiped(p);
+  const origin = piped ? faultOrigin(p) : Number.NEGATIVE_INFINITY;
+  const compareChunks = !piped || origin === Number.POSITIVE_INFINITY;
+  const names = [...new Set([...Object.keys(ours.channels), ...Object.keys(native.channels)])].sort();
+  for (const name of names) {
+    const a = ours.channels[name] ?? EMPTY;
+    const b = native.channels[name] ?? EMPTY;
+    const exact = !piped || position(p, name) >= origin || name === "crash";
+    const ea = normalizeEvents(a.events, name, n);
+    const eb = normalizeEvents(b.events, name, n);
+    if (exact && !same(ea, eb)) {
+      problems.push(`${name} events differ:\n      ours:   ${ea.join(" | ")}\n      native: ${eb.join(" | ")}`);
+    }
+    const sa = [...a.settled].sort();
+    const sb = [...b.settled].sort();
+    if (exact && !same(sa, sb)) {
+      problems.push(`${name} promises settled differently:\n      ours:   ${sa.join(" | ")}\n      native: ${sb.join(" | ")}`);
+    }
+    if (compareChunks && n.byteBoundaries && p.source.kind === "bytes") {
+      if (!same(a.units.map(String), b.units.map(String))) {
+        problems.push(`${name} bytes differ:\n      ours:   ${short(a.units)}\n      native: ${short(b.units)}`);
+      }
+    } else if (compareChunks && !same(a.chunks, b.chunks)) {
+      problems.push(`${name} chunks differ:\n      ours:   ${a.chunks.join(" ")}\n      native: ${b.chunks.join(" ")}`);
+    }
+  }
+  if (ours.stalled !== native.stalled) problems.push(`stalled: ours ${ours.stalled}, native ${native.stalled}`);
+  const ua = [...ours.unhandled].sort();
+  const ub = [...native.unhandled].sort();
+  if (!same(ua, ub)) problems.push(`unhandled rejections differ: ours [${ua.join(", ")}], native [${ub.join(", ")}]`);
+  return problems;
+}
+
+/** Global interleaving differences (information only, see --strict). */
+export function orderDifferences(ours: Outcome, native: Outcome): string[] {
+  const n = Math.max(ours.log.length, native.log.length);
+  for (let i = 0; i < n; i++) {
+    if (ours.log[i] !== native.log[i]) {
+      const from = Math.max(0, i - 3);
+      return [
+        `global order differs at entry ${i}:\n      ours:   ${ours.log.slice(from, i + 4).join(" | ")}\n      native: ${native.log.slice(from, i + 4).join(" | ")}`,
+      ];
+    }
+  }
+  return [];
+}
+
+export interface CaseResult {
+  seed: number;
+  program: Program;
+  ours: Outcome;
+  native: Outcome;
+  /** invariant violations (prefixed "ours:"/"native:") and differences */
+  problems: string[];
+  /** the ours-only subset of problems: what would be a bug in ours */
+  oursProblems: string[];
+}
+
+/** Judges one case. */
+export function judge(p: Program, ours: Outcome, native: Outcome): { problems: string[]; nativeOnly: boolean } {
+  const io = invariants(p, ours).map((x) => `ours: ${x}`);
+  const inat = invariants(p, native).map((x) => `native: ${x}`);
+  const diff = differences(p, ours, native);
+  return { problems: [...io, ...inat, ...diff], nativeOnly: io.length === 0 && diff.length === 0 && inat.length > 0 };
+}

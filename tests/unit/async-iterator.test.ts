@@ -16,16 +16,21 @@ function syncError(fn: () => unknown): unknown {
   } catch (err) {
     return err;
   }
-  throw new assert.Assertion({ message: "expected the call to throw", generated: true, operator: "throws" });
+  assert.unreachable("expected the call to throw");
 }
 
 function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
     () => {
-      throw new assert.Assertion({ message: "expected the promise to reject", generated: true, operator: "rejects" });
+      assert.unreachable("expected the promise to reject");
     },
     (err: unknown) => err,
   );
+}
+
+/** The iterator is an async iterable at run time (%AsyncIteratorPrototype%); say so for the type checker. */
+function iterable<T>(iterator: { next(): Promise<IteratorResult<T>> }): AsyncIterable<T> & AsyncIterator<T> {
+  return iterator as unknown as AsyncIterable<T> & AsyncIterator<T>;
 }
 
 function source<T>(chunks: T[] = [], close = true) {
@@ -104,7 +109,7 @@ test("for await: a stream error is thrown with its identity and the lock is rele
 
 test("values({ preventCancel: true }): break leaves the stream uncancelled and readable", async () => {
   const { stream, cancels } = source([1, 2, 3]);
-  for await (const chunk of stream.values({ preventCancel: true })) {
+  for await (const chunk of iterable(stream.values({ preventCancel: true }))) {
     assert.is(chunk, 1);
     break;
   }
@@ -117,10 +122,10 @@ test("values({ preventCancel: true }): break leaves the stream uncancelled and r
 
 test("values(): preventCancel defaults to false and is converted to boolean", async () => {
   const a = source([1], false);
-  for await (const _ of a.stream.values()) break;
+  for await (const _ of iterable(a.stream.values())) break;
   assert.equal(a.cancels, [undefined]);
   const b = source([1], false);
-  for await (const _ of b.stream.values({ preventCancel: "yes" as unknown as boolean })) break;
+  for await (const _ of iterable(b.stream.values({ preventCancel: "yes" as unknown as boolean }))) break;
   assert.equal(b.cancels, []);
 });
 
@@ -236,7 +241,24 @@ test("iterator: the prototype chain ends in %AsyncIteratorPrototype%", () => {
   assert.is(Object.getPrototypeOf(proto), asyncIteratorPrototype);
   assert.type(proto.next, "function");
   assert.type(proto.return, "function");
-  assert.is(it[Symbol.asyncIterator](), it);
+  assert.is(iterable(it)[Symbol.asyncIterator](), it);
+});
+
+test("iterator prototype: @@toStringTag 'ReadableStream AsyncIterator'; next (length 0) and return (length 1) are enumerable methods", () => {
+  const proto = Object.getPrototypeOf(new ReadableStream().values()) as object;
+  assert.is(Object.prototype.toString.call(proto), "[object ReadableStream AsyncIterator]");
+  for (const [key, length] of [
+    ["next", 0],
+    ["return", 1],
+  ] as const) {
+    const desc = Object.getOwnPropertyDescriptor(proto, key)!;
+    assert.type(desc.value, "function", key);
+    assert.is((desc.value as () => unknown).length, length, `${key}.length`);
+    assert.is((desc.value as () => unknown).name, key, `${key}.name`);
+    assert.is(desc.writable, true);
+    assert.is(desc.enumerable, true);
+    assert.is(desc.configurable, true);
+  }
 });
 
 test("iterator: next() with a foreign this rejects with TypeError", async () => {

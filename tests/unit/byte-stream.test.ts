@@ -23,13 +23,13 @@ function syncError(fn: () => unknown): unknown {
   } catch (err) {
     return err;
   }
-  throw new assert.Assertion({ message: "expected the call to throw", generated: true, operator: "throws" });
+  assert.unreachable("expected the call to throw");
 }
 
 function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
     () => {
-      throw new assert.Assertion({ message: "expected the promise to reject", generated: true, operator: "rejects" });
+      assert.unreachable("expected the promise to reject");
     },
     (err: unknown) => err,
   );
@@ -40,7 +40,7 @@ function byteStream(
   highWaterMark?: number,
 ): { stream: ReadableStream<Uint8Array>; controller: ReadableByteStreamController } {
   let controller!: ReadableByteStreamController;
-  const stream = new ReadableStream(
+  const stream = new ReadableStream<Uint8Array>(
     {
       type: "bytes",
       start(c: ReadableByteStreamController) {
@@ -55,6 +55,16 @@ function byteStream(
 
 function byob(stream: ReadableStream<Uint8Array>): ReadableStreamBYOBReader {
   return stream.getReader({ mode: "byob" });
+}
+
+/** ArrayBuffer.prototype.transfer (ES2024): detaches `buffer` and returns a new buffer with its bytes. */
+function transfer(buffer: ArrayBufferLike): ArrayBuffer {
+  return (buffer as ArrayBuffer & { transfer(): ArrayBuffer }).transfer();
+}
+
+/** The BYOB request's view; the standard always makes it a Uint8Array. */
+function requestView(c: ReadableByteStreamController): Uint8Array {
+  return c.byobRequest!.view as Uint8Array;
 }
 
 function detached(buffer: ArrayBufferLike): boolean {
@@ -142,7 +152,7 @@ test("enqueue: a non-ArrayBufferView chunk throws TypeError", () => {
 test("enqueue: a view over a detached buffer throws TypeError", () => {
   const { controller } = byteStream();
   const view = new Uint8Array(4);
-  view.buffer.transfer();
+  transfer(view.buffer);
   assert.instance(syncError(() => controller.enqueue(view)), TypeError);
 });
 
@@ -249,7 +259,7 @@ test("byob read: a zero-length view or zero-length buffer rejects with TypeError
 test("byob read: a detached view rejects with TypeError", async () => {
   const reader = byob(byteStream().stream);
   const view = new Uint8Array(4);
-  view.buffer.transfer();
+  transfer(view.buffer);
   assert.instance(await rejection(reader.read(view)), TypeError);
 });
 
@@ -354,7 +364,7 @@ test("byob releaseLock: pending read-into requests reject with TypeError", async
 
 test("byob cancel: reaches source.cancel with the reason; a pending read resolves done", async () => {
   const reasons: unknown[] = [];
-  const stream = new ReadableStream({ type: "bytes", cancel: (r) => void reasons.push(r) });
+  const stream = new ReadableStream<Uint8Array>({ type: "bytes", cancel: (r) => void reasons.push(r) });
   const reader = byob(stream);
   const read = reader.read(new Uint8Array(2));
   const reason = new Error("cancel");
@@ -381,7 +391,7 @@ test("byobRequest: exposes the pending view region (offset + bytes filled) and i
   await delay();
   assert.instance(request, ReadableStreamBYOBRequest);
   assert.is(request, again);
-  const view = request!.view!;
+  const view = request!.view as Uint8Array;
   assert.instance(view, Uint8Array);
   assert.is(view.byteOffset, 2);
   assert.is(view.byteLength, 8);
@@ -392,7 +402,7 @@ test("byobRequest: exposes the pending view region (offset + bytes filled) and i
 test("byobRequest: respond(n) fulfils the read with the first n bytes written into the view", async () => {
   const { stream } = byteStream({
     pull(c) {
-      const view = c.byobRequest!.view!;
+      const view = requestView(c);
       view[0] = 10;
       view[1] = 20;
       view[2] = 30;
@@ -411,7 +421,7 @@ test("byobRequest: respond detaches the request view's buffer and invalidates th
   const { stream } = byteStream({
     pull(c) {
       request = c.byobRequest!;
-      view = request.view!;
+      view = request.view as Uint8Array;
       view[0] = 1;
       request.respond(1);
     },
@@ -426,7 +436,7 @@ test("byobRequest: respond with partial elements keeps the read pending until a 
   const responses: number[] = [];
   const { stream } = byteStream({
     pull(c) {
-      const view = c.byobRequest!.view!;
+      const view = requestView(c);
       responses.push(view.byteLength);
       view[0] = 5;
       c.byobRequest!.respond(1);
@@ -479,7 +489,7 @@ test("byobRequest: respond on a view whose buffer was detached by the source thr
   let err: unknown;
   const { stream } = byteStream({
     pull(c) {
-      c.byobRequest!.view!.buffer.transfer();
+      transfer(requestView(c).buffer);
       err = syncError(() => c.byobRequest!.respond(1));
     },
   });
@@ -493,9 +503,9 @@ test("byobRequest: respond on a view whose buffer was detached by the source thr
 test("byobRequest: respondWithNewView with the same buffer region fulfils the read", async () => {
   const { stream } = byteStream({
     pull(c) {
-      const old = c.byobRequest!.view!;
+      const old = requestView(c);
       const offset = old.byteOffset;
-      const fresh = new Uint8Array(old.buffer.transfer(), offset, 2);
+      const fresh = new Uint8Array(transfer(old.buffer), offset, 2);
       fresh.set([42, 43]);
       c.byobRequest!.respondWithNewView(fresh);
     },
@@ -509,7 +519,7 @@ test("byobRequest: respondWithNewView with a wrong byteOffset or buffer size thr
   const errors: unknown[] = [];
   const { stream } = byteStream({
     pull(c) {
-      const old = c.byobRequest!.view!;
+      const old = requestView(c);
       errors.push(syncError(() => c.byobRequest!.respondWithNewView(new Uint8Array(old.buffer, old.byteOffset + 1, 1))));
       errors.push(syncError(() => c.byobRequest!.respondWithNewView(new Uint8Array(new ArrayBuffer(old.buffer.byteLength + 1), old.byteOffset, 1))));
       errors.push(syncError(() => c.byobRequest!.respondWithNewView(new Uint8Array(new ArrayBuffer(old.buffer.byteLength), old.byteOffset, old.byteLength + 1))));
@@ -527,7 +537,7 @@ test("byobRequest: respondWithNewView with a non-view throws TypeError; an empty
   const errors: unknown[] = [];
   const { stream } = byteStream({
     pull(c) {
-      const old = c.byobRequest!.view!;
+      const old = requestView(c);
       errors.push(syncError(() => c.byobRequest!.respondWithNewView(new ArrayBuffer(4) as never)));
       errors.push(syncError(() => c.byobRequest!.respondWithNewView(new Uint8Array(old.buffer, old.byteOffset, 0))));
     },
@@ -563,7 +573,7 @@ test("close: with a partially filled multi-byte element pending, close throws Ty
   const { stream, controller } = byteStream({
     pull(c) {
       if (pulls++ > 0) return;
-      c.byobRequest!.view![0] = 1;
+      requestView(c)[0] = 1;
       c.byobRequest!.respond(1);
     },
   });
@@ -582,7 +592,7 @@ test("autoAllocateChunkSize: a default read gets a byobRequest of that size and 
   const { stream } = byteStream({
     autoAllocateChunkSize: 16,
     pull(c) {
-      const view = c.byobRequest!.view!;
+      const view = requestView(c);
       sizes.push(view.byteLength, view.byteOffset, view.buffer.byteLength);
       view.set([1, 2, 3]);
       c.byobRequest!.respond(3);

@@ -166,7 +166,7 @@ function syncError(fn: () => unknown): unknown {
   } catch (err) {
     return err;
   }
-  throw new assert.Assertion({ message: "expected the call to throw", generated: true, operator: "throws" });
+  assert.unreachable("expected the call to throw");
 }
 
 /** One real instance of every interface, to use as a "wrong this" for the others. */
@@ -238,7 +238,7 @@ test("controllers and the BYOB request cannot be constructed (TypeError)", () =>
 test("constructible readers and writers can be built from a stream", () => {
   const rs = new ReadableStream();
   assert.instance(new ReadableStreamDefaultReader(rs), ReadableStreamDefaultReader);
-  const bytes = new ReadableStream({ type: "bytes" });
+  const bytes = new ReadableStream<Uint8Array>({ type: "bytes" });
   assert.instance(new ReadableStreamBYOBReader(bytes), ReadableStreamBYOBReader);
   const ws = new WritableStream();
   assert.instance(new WritableStreamDefaultWriter(ws), WritableStreamDefaultWriter);
@@ -358,7 +358,7 @@ test("brand checks: promise-returning members reject with TypeError (no synchron
         try {
           result = fn.call(self);
         } catch (err) {
-          throw new assert.Assertion({ message: `${where} threw synchronously: ${String(err)}`, generated: true, operator: "rejects" });
+          assert.unreachable(`${where} threw synchronously: ${String(err)}`);
         }
         assert.instance(result, Promise, where);
         const err = await (result as Promise<unknown>).then(

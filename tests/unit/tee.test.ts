@@ -16,13 +16,13 @@ function syncError(fn: () => unknown): unknown {
   } catch (err) {
     return err;
   }
-  throw new assert.Assertion({ message: "expected the call to throw", generated: true, operator: "throws" });
+  assert.unreachable("expected the call to throw");
 }
 
 function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
     () => {
-      throw new assert.Assertion({ message: "expected the promise to reject", generated: true, operator: "rejects" });
+      assert.unreachable("expected the promise to reject");
     },
     (err: unknown) => err,
   );
@@ -39,7 +39,7 @@ async function readAll<T>(stream: ReadableStream<T>): Promise<T[]> {
 }
 
 function source<T>(
-  cancel?: (reason: unknown) => unknown,
+  cancel?: (reason: unknown) => void | Promise<void>,
 ): { stream: ReadableStream<T>; controller: ReadableStreamDefaultController<T> } {
   let controller!: ReadableStreamDefaultController<T>;
   const stream = new ReadableStream<T>({ start: (c) => void (controller = c), cancel });
@@ -47,10 +47,10 @@ function source<T>(
 }
 
 function byteSource(
-  cancel?: (reason: unknown) => unknown,
+  cancel?: (reason: unknown) => void | Promise<void>,
 ): { stream: ReadableStream<Uint8Array>; controller: ReadableByteStreamController } {
   let controller!: ReadableByteStreamController;
-  const stream = new ReadableStream({ type: "bytes", start: (c) => void (controller = c), cancel });
+  const stream = new ReadableStream<Uint8Array>({ type: "bytes", start: (c) => void (controller = c), cancel });
   return { stream, controller };
 }
 
@@ -139,7 +139,7 @@ test("tee: the composite reason is [branch1 reason, branch2 reason] whatever the
 });
 
 test("tee: the first branch's cancel() stays pending until the second branch is cancelled", async () => {
-  const { stream } = source<number>(() => undefined);
+  const { stream } = source<number>(() => {});
   const [a, b] = stream.tee();
   let firstDone = false;
   const pa = a.cancel("a").then(() => void (firstDone = true));

@@ -13,7 +13,7 @@ const delay = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(res
 function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
     () => {
-      throw new assert.Assertion({ message: "expected the promise to reject", generated: true, operator: "rejects" });
+      assert.unreachable("expected the promise to reject");
     },
     (err: unknown) => err,
   );

@@ -176,6 +176,9 @@ export class ReadableStreamAsyncIterator<R = unknown> {
     return state.ongoing as Promise<IteratorResult<R, undefined>>;
   }
 
+  /** Async iterators are async iterable (inherited from %AsyncIteratorPrototype%). */
+  declare [Symbol.asyncIterator]: () => ReadableStreamAsyncIterator<R>;
+
   /** Stops iterating; cancels the stream unless preventCancel was given. */
   return(value: unknown = undefined): Promise<IteratorResult<R, undefined>> {
     if (typeof this !== "object" || this === null || !(#state in this)) {

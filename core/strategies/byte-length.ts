@@ -3,11 +3,13 @@
  * @module
  */
 import { defineInterface } from "../shared/interface.ts";
+import { ObjectDefineProperty } from "../shared/primordials.ts";
 import { convertDictionary, convertUnrestrictedDouble, typeError } from "../shared/webidl.ts";
 import type { QueuingStrategyInit } from "../types.ts";
 
 /** The byte length queuing strategy size function: one function object shared by every instance. */
 const size = (chunk: ArrayBufferView): number => chunk.byteLength;
+ObjectDefineProperty(size, "name", { value: "size", writable: false, enumerable: false, configurable: true });
 
 /** Converts a QueuingStrategyInit dictionary (its highWaterMark member is required). */
 export function convertQueuingStrategyInit(init: unknown, name: string): number {

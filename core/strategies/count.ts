@@ -3,12 +3,14 @@
  * @module
  */
 import { defineInterface } from "../shared/interface.ts";
+import { ObjectDefineProperty } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
 import type { QueuingStrategyInit } from "../types.ts";
 import { convertQueuingStrategyInit } from "./byte-length.ts";
 
 /** The count queuing strategy size function: one function object shared by every instance. */
 const size = (): number => 1;
+ObjectDefineProperty(size, "name", { value: "size", writable: false, enumerable: false, configurable: true });
 
 /** A queuing strategy that counts chunks. */
 export class CountQueuingStrategy {

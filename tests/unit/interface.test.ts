@@ -407,7 +407,7 @@ test("subclassing: ReadableStream, WritableStream and TransformStream can be ext
 });
 
 test("ReadableStream.from ignores its this value and returns a plain ReadableStream", async () => {
-  class Sub extends ReadableStream {}
+  class Sub extends ReadableStream<number> {}
   const s = (ReadableStream.from as (this: unknown, x: Iterable<number>) => ReadableStream<number>).call(Sub, [1]);
   assert.is(Object.getPrototypeOf(s), ReadableStream.prototype);
   const s2 = (ReadableStream.from as (this: unknown, x: Iterable<number>) => ReadableStream<number>).call(undefined, [1]);

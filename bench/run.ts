@@ -256,9 +256,12 @@ function printScenario(s: ScenarioResult): void {
       : `${s.ops} operations per iteration`;
   console.log(`\n[${s.group}] ${s.id} — ${s.title}`);
   console.log(`    ${size}${s.node && by.has("node") ? `; node: ${s.node}` : ""}`);
-  const rows: string[][] = [["impl", "median", s.unit, "±iqr", "÷ native", "÷ fast", "samples"]];
+  // a ratio column only when its base took part
+  const bases = [native?.ok ? "÷ native" : "", fast?.ok ? "÷ fast" : ""];
+  const rows: string[][] = [["impl", "median", s.unit, "±iqr", ...bases, "samples"]];
   const extra: string[] = [];
   for (const r of s.results) {
+    if (r.absent) continue;
     if (r.note) extra.push(`    ${r.impl}: ${r.note}`);
     if (r.ok) {
       const spread = ((r.p75! - r.p25!) / 2 / r.median!) * 100;
@@ -267,20 +270,22 @@ function printScenario(s: ScenarioResult): void {
         fmtTime(r.median!),
         fmtRate(r.rate!, s.unit),
         `${spread.toFixed(1)}%`,
-        ratio(native, r),
-        ratio(fast, r),
+        ...(bases[0] ? [ratio(native, r)] : []),
+        ...(bases[1] ? [ratio(fast, r)] : []),
         String(r.samples),
       ]);
     } else if (r.skipped) {
-      rows.push([r.impl, "—", "—", "", "", "", ""]);
+      rows.push([r.impl, "—", "—"]);
       extra.push(`    ${r.impl}: ${r.skipped}`);
     } else {
-      rows.push([r.impl, "FAILED", "—", "", "", "", ""]);
+      rows.push([r.impl, "FAILED", "—"]);
       extra.push(`    ${r.impl} FAILED: ${r.error}`);
     }
   }
+  for (const row of rows) while (row.length < rows[0]!.length) row.push("");
+  for (let c = rows[0]!.length - 1; c >= 0; c--) if (rows[0]![c] === "") for (const row of rows) row.splice(c, 1);
   console.log(
-    table(rows, [false, true, true, true, true, true, true])
+    table(rows, rows[0]!.map((_, c) => c > 0))
       .split("\n")
       .map((line) => `    ${line}`)
       .join("\n"),

@@ -147,7 +147,8 @@ for (const name of config.impls) {
         break;
       }
       case "node":
-        nodeModule ??= (await import(`./scenarios/node${config.ext}`)) as NodeModule;
+        // a URL, not a template literal: esbuild (the Node 20 bundle) would try to resolve the latter itself
+        nodeModule ??= (await import(new URL(`./scenarios/node${config.ext}`, import.meta.url).href)) as NodeModule;
         impl.nodeModule = nodeModule;
         break;
       default:
@@ -294,7 +295,9 @@ async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
 
   const results: ImplResult[] = entries.map((entry) => {
     const name = entry.impl.name;
-    if (entry.skipped) return { impl: name, ok: false, skipped: entry.skipped };
+    if (entry.skipped) {
+      return { impl: name, ok: false, skipped: entry.skipped, ...(entry.impl.skipped ? { absent: true } : {}) };
+    }
     const note = entry.bench?.note ? { note: entry.bench.note } : {};
     if (entry.error || entry.samples.length === 0) {
       return { impl: name, ok: false, error: entry.error ?? "no samples", ...note };

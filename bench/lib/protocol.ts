@@ -43,6 +43,8 @@ export interface ImplResult {
   error?: string;
   /** set when the implementation does not take part (no equivalent, not on this runtime) */
   skipped?: string;
+  /** set with `skipped` when the implementation is missing on this runtime altogether (see the start notes) */
+  absent?: boolean;
   /** how this implementation ran the scenario, when it differs from the others */
   note?: string;
   /** statistics of the pooled samples, in nanoseconds per iteration */

@@ -4,7 +4,7 @@
  */
 import { defineInterface } from "../shared/interface.ts";
 import { NativePromise, PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply } from "../shared/primordials.ts";
-import { algorithmToPromise, invokePromiseCallback, newDeferred, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import { algorithmToPromise, invokePromiseCallback, LazyPromise, newDeferred, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
 import { convertCallback, isObject, rangeError, typeError } from "../shared/webidl.ts";
 import { convertQueuingStrategy, ExtractHighWaterMark, ExtractSizeAlgorithm, type SizeAlgorithm } from "../strategies/extract.ts";
 import type { QueuingStrategy, Transformer } from "../types.ts";
@@ -62,7 +62,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms {
   readable!: ReadableStreamInternal;
   writable!: WritableStreamInternal;
   backpressure: boolean | undefined = undefined;
-  backpressureChangePromise: Deferred<undefined> | undefined = undefined;
+  backpressureChangePromise: LazyPromise | undefined = undefined;
   controller!: TransformControllerInternal;
 
   readableController(): DefaultControllerInternal {
@@ -241,8 +241,9 @@ function TransformStreamErrorWritableAndUnblockWrite(stream: TransformStreamInte
 
 /** TransformStreamSetBackpressure(stream, backpressure). */
 function TransformStreamSetBackpressure(stream: TransformStreamInternal, backpressure: boolean): void {
-  stream.backpressureChangePromise?.resolve(undefined);
-  stream.backpressureChangePromise = newDeferred();
+  stream.backpressureChangePromise?.resolve();
+  stream.backpressureChangePromise = new LazyPromise(); // FP-LAZY: a promise only if someone waits
+
   stream.backpressure = backpressure;
 }
 
@@ -277,9 +278,11 @@ function TransformStreamDefaultControllerEnqueue(c: TransformControllerInternal,
 }
 
 /** TransformStreamDefaultControllerPerformTransform(controller, chunk). */
-function TransformStreamDefaultControllerPerformTransform(c: TransformControllerInternal, chunk: unknown): Promise<unknown> {
+function TransformStreamDefaultControllerPerformTransform(c: TransformControllerInternal, chunk: unknown): AlgorithmResult {
   const transformPromise = c.cleared ? undefined : c.transformAlgorithm(chunk);
-  return PromisePrototypeThen(algorithmToPromise(transformPromise), undefined, (r: unknown) => {
+  // FP-SYNC-ALGO: a transform that returned synchronously has nothing to react to.
+  if (transformPromise === undefined) return undefined;
+  return PromisePrototypeThen(transformPromise, undefined, (r: unknown) => {
     TransformStreamError(c.stream, r);
     throw r;
   });

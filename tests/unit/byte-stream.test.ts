@@ -57,9 +57,14 @@ function byob(stream: ReadableStream<Uint8Array>): ReadableStreamBYOBReader {
   return stream.getReader({ mode: "byob" });
 }
 
-/** ArrayBuffer.prototype.transfer (ES2024): detaches `buffer` and returns a new buffer with its bytes. */
+/**
+ * Detaches `buffer` and returns a new buffer with its bytes: ArrayBuffer.prototype.transfer (ES2024), or
+ * structuredClone with a transfer list where that is missing (Node 20).
+ */
 function transfer(buffer: ArrayBufferLike): ArrayBuffer {
-  return (buffer as ArrayBuffer & { transfer(): ArrayBuffer }).transfer();
+  const b = buffer as ArrayBuffer & { transfer?: () => ArrayBuffer };
+  if (typeof b.transfer === "function") return b.transfer();
+  return structuredClone(b, { transfer: [b] });
 }
 
 /** The BYOB request's view; the standard always makes it a Uint8Array. */

@@ -181,6 +181,10 @@ function byValueSize(chunk: unknown): number {
 }
 
 type AnyReadable = ReadableStream<unknown>;
+interface ReadResult {
+  done: boolean;
+  value?: unknown;
+}
 type Ctl = ReadableStreamDefaultController<unknown>;
 
 interface Ctx {
@@ -188,6 +192,12 @@ interface Ctx {
   rec: Recorder;
   /** hooks run at the end of source step k (pull / next() number k) */
   stepHooks: Map<number, (() => void)[]>;
+  /**
+   * run once when an unfinished case has gone quiet: cancelling a tee branch nobody reads. Until that branch
+   * is cancelled too, cancelling the other one (a consumer's cancel, a pipe's, a loop's break) cannot finish:
+   * the tee's cancel promise waits for both branches, by the standard.
+   */
+  idleActions: (() => void)[];
 }
 
 function onStep(ctx: Ctx, k: number, fn: () => void): void {
@@ -247,7 +257,7 @@ function defaultSource(ctx: Ctx, s: DefaultSource): AnyReadable {
     },
     cancel(reason) {
       rec.event("src", `cancel ${ser(reason)}`);
-      return cancelBehavior(s.cancelHow);
+      return cancelBehavior(s.cancelHow) as Promise<void> | undefined;
     },
   };
   if (s.delivery === "pull") {
@@ -311,7 +321,7 @@ function byteSource(ctx: Ctx, s: ByteSource): AnyReadable {
       segRem = s.lengths[seg] ?? 0;
     }
   };
-  const nextChunk = (): Uint8Array => {
+  const nextChunk = (): Uint8Array<ArrayBuffer> => {
     const chunk = new Uint8Array(segRem);
     for (let i = 0; i < chunk.length; i++) chunk[i] = byteAt(pos + i);
     advance(chunk.length);
@@ -357,7 +367,7 @@ function byteSource(ctx: Ctx, s: ByteSource): AnyReadable {
             const view = req?.view;
             if (req && view && view.byteLength > 0) {
               const n = Math.min(view.byteLength, segRem);
-              const bytes = new Uint8Array(view.buffer, view.byteOffset, n);
+              const bytes = new Uint8Array(view.buffer as ArrayBuffer, view.byteOffset, n);
               for (let i = 0; i < n; i++) bytes[i] = byteAt(pos + i);
               advance(n);
               rec.event("src", `respond ${n}`);
@@ -387,7 +397,9 @@ function iterSource(ctx: Ctx, s: IterSource): AnyReadable {
   const { rec, impl } = ctx;
   const items: number[] = [];
   for (let i = 1; i <= s.count; i++) items.push(i);
-  if (s.iter === "array") return impl.ReadableStream.from(items);
+  const from = (iterable: unknown): AnyReadable =>
+    (impl.ReadableStream as unknown as { from(iterable: unknown): AnyReadable }).from(iterable);
+  if (s.iter === "array") return from(items);
   let calls = 0;
   const step = (): IteratorResult<number> => {
     const k = ++calls;
@@ -408,7 +420,7 @@ function iterSource(ctx: Ctx, s: IterSource): AnyReadable {
         return { value: undefined, done: true };
       };
     }
-    return impl.ReadableStream.from({ [Symbol.iterator]: () => iterator });
+    return from({ [Symbol.iterator]: () => iterator });
   }
   const iterator: AsyncIterator<number> = {
     next: () =>
@@ -430,7 +442,7 @@ function iterSource(ctx: Ctx, s: IterSource): AnyReadable {
       return Promise.resolve({ value: undefined, done: true });
     };
   }
-  return impl.ReadableStream.from({ [Symbol.asyncIterator]: () => iterator });
+  return from({ [Symbol.asyncIterator]: () => iterator });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -448,7 +460,8 @@ function transformStage(ctx: Ctx, t: TransformStage, i: number, input: AnyReadab
       throw e;
     }
   };
-  const transformer: Transformer<unknown, unknown> = {
+  // (Transformer.cancel is newer than some lib typings)
+  const transformer: Transformer<unknown, unknown> & { cancel?: (reason: unknown) => void } = {
     start() {
       rec.event(ch, "start");
       return after(t.startDelay, () => {});
@@ -616,7 +629,7 @@ async function consume(ctx: Ctx, c: Consumer, stream: AnyReadable): Promise<void
           rec.event("out", "reacquired");
           rec.track(reader.closed, "out", "closed2");
         }
-        const reads: Promise<ReadableStreamReadResult<unknown>>[] = [];
+        const reads: Promise<ReadResult>[] = [];
         for (let j = 0; j < c.batch; j++) reads.push(reader.read());
         const results = await Promise.allSettled(reads);
         let ended = false;
@@ -732,7 +745,7 @@ async function consume(ctx: Ctx, c: Consumer, stream: AnyReadable): Promise<void
             return;
           }
         }
-        let r: ReadableStreamReadResult<unknown>;
+        let r: ReadResult;
         try {
           r = await reader.read();
         } catch (e) {
@@ -787,6 +800,7 @@ async function build(ctx: Ctx, p: Program): Promise<void> {
     const reason = makeReason(st.reason, `cancel-tee${i}`);
     switch (st.other) {
       case "ignore":
+        ctx.idleActions.push(() => rec.track(other.cancel(err(`late-cancel-tee${i}`)), ch, "late-cancel"));
         break;
       case "read":
         tasks.push(readBranch(ctx, other, ch, undefined, undefined));
@@ -856,7 +870,7 @@ export async function runProgram(p: Program, impl: Impl, options: RunOptions = {
   const settleTurns = options.settleTurns ?? 4;
   const timeoutMs = options.timeoutMs ?? 2000;
   const rec = new Recorder();
-  const ctx: Ctx = { impl, rec, stepHooks: new Map() };
+  const ctx: Ctx = { impl, rec, stepHooks: new Map(), idleActions: [] };
   installHooks();
   currentRecorder = rec;
   let finished = false;
@@ -883,7 +897,10 @@ export async function runProgram(p: Program, impl: Impl, options: RunOptions = {
         idle++;
       }
       if (finished && idle >= settleTurns) break;
-      if (!finished && idle >= stallTurns) {
+      if (!finished && idle >= stallTurns && ctx.idleActions.length > 0) {
+        for (const action of ctx.idleActions.splice(0)) action();
+        idle = 0;
+      } else if (!finished && idle >= stallTurns) {
         stalled = true;
         break;
       }

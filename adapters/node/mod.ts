@@ -29,3 +29,4 @@ export {
   type ToNodeDuplexOptions,
   toNodeDuplex,
 } from "./duplex.ts";
+export { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStreams } from "./patch.ts";

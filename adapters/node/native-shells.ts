@@ -1,0 +1,135 @@
+/**
+ * Shells: fusestreams streams in front of the runtime's native (built-in) streams, used by the global
+ * patch where native streams meet ours (fetch bodies, native streams piped to or from ours). A shell
+ * makes one native call per chunk at the boundary and nothing else.
+ * @module
+ */
+import {
+  ReadableStream,
+  type ReadableByteStreamController,
+  type ReadableStreamDefaultController,
+  WritableStream,
+  type WritableStreamDefaultController,
+} from "../../mod.ts";
+import { noop } from "./shared.ts";
+
+/** The native classes, captured when this module loads (before any patch replaces the globals). */
+export const Native: {
+  readonly ReadableStream: typeof globalThis.ReadableStream;
+  readonly WritableStream: typeof globalThis.WritableStream;
+} = {
+  ReadableStream: globalThis.ReadableStream,
+  WritableStream: globalThis.WritableStream,
+};
+
+const ordinaryHasInstance = Function.prototype[Symbol.hasInstance];
+
+/** `value instanceof C` by the prototype chain only, ignoring any `Symbol.hasInstance` of `C`. */
+export function isInstance(C: Function, value: unknown): boolean {
+  return ordinaryHasInstance.call(C, value);
+}
+
+/** Whether `value` is one of our (fusestreams) ReadableStreams. */
+export function isOurReadable(value: unknown): value is ReadableStream {
+  return isInstance(ReadableStream, value);
+}
+
+/** Whether `value` is one of our (fusestreams) WritableStreams. */
+export function isOurWritable(value: unknown): value is WritableStream {
+  return isInstance(WritableStream, value);
+}
+
+/** Whether `value` is a native ReadableStream (and not ours). */
+export function isNativeReadable(value: unknown): value is globalThis.ReadableStream {
+  return Native.ReadableStream !== undefined && !isOurReadable(value) && isInstance(Native.ReadableStream, value);
+}
+
+/** Whether `value` is a native WritableStream (and not ours). */
+export function isNativeWritable(value: unknown): value is globalThis.WritableStream {
+  return Native.WritableStream !== undefined && !isOurWritable(value) && isInstance(Native.WritableStream, value);
+}
+
+type NativeReader<R> = globalThis.ReadableStreamDefaultReader<R>;
+
+/**
+ * One of our ReadableStreams reading from a native one. The native stream is locked only at the first
+ * pull (so merely creating the shell, e.g. by reading `response.body`, does not use the body up).
+ *
+ * With `bytes`, the shell is a readable byte stream (BYOB readers work), for byte sources such as fetch
+ * bodies; chunks that are not whole, unshared `Uint8Array` buffers are copied before being enqueued,
+ * since enqueueing transfers the buffer.
+ */
+export function readableShell<R>(native: globalThis.ReadableStream<R>, bytes: boolean): ReadableStream<R> {
+  let reader: NativeReader<R> | undefined;
+  const getReader = (): NativeReader<R> => (reader ??= native.getReader());
+  const cancel = (reason: unknown): Promise<void> => (reader === undefined ? native.cancel(reason) : reader.cancel(reason));
+  if (bytes) {
+    return new ReadableStream({
+      type: "bytes",
+      pull(controller: ReadableByteStreamController) {
+        return getReader()
+          .read()
+          .then((result) => {
+            if (result.done) {
+              controller.close();
+              controller.byobRequest?.respond(0);
+              return;
+            }
+            const chunk = result.value as unknown;
+            controller.enqueue(ownedBytes(chunk));
+          });
+      },
+      cancel,
+    }, { highWaterMark: 0 }) as unknown as ReadableStream<R>;
+  }
+  return new ReadableStream<R>(
+    {
+      pull(controller: ReadableStreamDefaultController<R>) {
+        return getReader()
+          .read()
+          .then((result) => {
+            if (result.done) controller.close();
+            else controller.enqueue(result.value);
+          });
+      },
+      cancel,
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** A Uint8Array that may be transferred: the chunk itself when it owns its whole buffer, else a copy. */
+function ownedBytes(chunk: unknown): Uint8Array<ArrayBuffer> {
+  if (chunk instanceof Uint8Array && chunk.buffer instanceof ArrayBuffer) {
+    if (chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength) return chunk as Uint8Array<ArrayBuffer>;
+    return chunk.slice();
+  }
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength).slice();
+  throw new TypeError("The native stream produced a chunk that is not an ArrayBufferView");
+}
+
+/**
+ * One of our WritableStreams writing into a native one through its writer (locked at once). A write
+ * completes as soon as the native writer is ready for more, so the native queue does the buffering.
+ */
+export function writableShell<W>(native: globalThis.WritableStream<W>): WritableStream<W> {
+  const writer = native.getWriter();
+  return new WritableStream<W>(
+    {
+      start(controller: WritableStreamDefaultController) {
+        writer.closed.then(noop, (err: unknown) => controller.error(err));
+      },
+      write(chunk) {
+        writer.write(chunk).then(undefined, noop);
+        return writer.ready;
+      },
+      close() {
+        return writer.close();
+      },
+      abort(reason) {
+        return writer.abort(reason);
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}

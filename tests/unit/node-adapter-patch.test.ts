@@ -1,0 +1,429 @@
+/**
+ * Node.js adapter: patchGlobalWebStreams() / unpatchGlobalWebStreams(): the globals, exact restoration
+ * (property descriptors and prototype links), instanceof both ways, Response interop (undici), body
+ * shells, native <-> fusestreams pipes (CompressionStream & co.), node:stream fromWeb/toWeb while patched.
+ *
+ * Every test patches and unpatches in try/finally: the other test files run in the same process.
+ * Node.js only (the patch targets Node.js's globals and undici); skipped with a message elsewhere.
+ *
+ *   node tests/unit/node-adapter-patch.test.ts
+ */
+import { Buffer } from "node:buffer";
+import process from "node:process";
+import * as nodeStream from "node:stream";
+import { Duplex, Readable, Writable } from "node:stream";
+import { inspect } from "node:util";
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import * as fuse from "../../adapters/node/mod.ts";
+import {
+  isGlobalWebStreamsPatched,
+  patchGlobalWebStreams,
+  unpatchGlobalWebStreams,
+} from "../../adapters/node/mod.ts";
+
+const g = globalThis as unknown as Record<string, unknown>;
+const { isDisturbed, isErrored, isReadable } = nodeStream as unknown as Record<
+  "isDisturbed" | "isErrored" | "isReadable",
+  (stream: unknown) => boolean | null
+>;
+const runtime = "Deno" in g ? "Deno" : "Bun" in g ? "Bun" : "Node.js";
+const isNode = runtime === "Node.js";
+const nodeMajor = Number(process.versions.node.split(".")[0]);
+
+const CLASS_NAMES = [
+  "ReadableStream",
+  "ReadableStreamDefaultReader",
+  "ReadableStreamBYOBReader",
+  "ReadableStreamBYOBRequest",
+  "ReadableByteStreamController",
+  "ReadableStreamDefaultController",
+  "WritableStream",
+  "WritableStreamDefaultWriter",
+  "WritableStreamDefaultController",
+  "TransformStream",
+  "TransformStreamDefaultController",
+  "ByteLengthQueuingStrategy",
+  "CountQueuingStrategy",
+];
+
+// Captured at load, before any test patches.
+const Native = {
+  ReadableStream: globalThis.ReadableStream,
+  WritableStream: globalThis.WritableStream,
+  TransformStream: globalThis.TransformStream,
+  ReadableStreamDefaultReader: globalThis.ReadableStreamDefaultReader,
+};
+const undiciLoadedBeforePatch = () =>
+  ((process as { moduleLoadList?: string[] }).moduleLoadList ?? []).some((m) => m.includes("undici"));
+let undiciWasLoaded: boolean | undefined;
+
+/** Runs fn with the globals patched, always unpatching afterwards. */
+async function patched(fn: () => Promise<void> | void): Promise<void> {
+  undiciWasLoaded ??= undiciLoadedBeforePatch();
+  patchGlobalWebStreams();
+  try {
+    await fn();
+  } finally {
+    unpatchGlobalWebStreams();
+  }
+}
+
+const nodeTest = (name: string, fn: () => Promise<void> | void): void => {
+  if (isNode) test(name, fn);
+  else test.skip(name, fn);
+};
+if (!isNode) console.log(`node-adapter-patch: skipped on ${runtime}: patchGlobalWebStreams targets Node.js's globals and undici`);
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const isOurs = (x: unknown): boolean => Object.getPrototypeOf(x) === fuse.ReadableStream.prototype;
+
+function oursOf(...parts: string[]): fuse.ReadableStream<Uint8Array> {
+  return new fuse.ReadableStream<Uint8Array>({
+    start(c) {
+      for (const p of parts) c.enqueue(enc.encode(p));
+      c.close();
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Snapshot of everything the patch may touch, to check that unpatch restores it exactly.
+
+type Snapshot = Map<string, unknown>;
+
+function describe(d: PropertyDescriptor | undefined): unknown {
+  if (d === undefined) return "absent";
+  return [d.value, d.get, d.set, d.writable, d.enumerable, d.configurable];
+}
+
+function snapshot(): Snapshot {
+  const snap: Snapshot = new Map();
+  const own = (label: string, target: object | undefined) => {
+    if (target === undefined) return;
+    for (const key of Reflect.ownKeys(target)) {
+      snap.set(`${label}.${String(key)}`, describe(Object.getOwnPropertyDescriptor(target, key)));
+    }
+    snap.set(`${label}.[[Prototype]]`, Object.getPrototypeOf(target));
+  };
+  for (const name of [...CLASS_NAMES, "Response", "Request", "fetch", "Blob", "TextDecoderStream", "CompressionStream"]) {
+    snap.set(`globalThis.${name}`, describe(Object.getOwnPropertyDescriptor(globalThis, name)));
+  }
+  for (const sym of Object.getOwnPropertySymbols(globalThis)) {
+    snap.set(`globalThis.${String(sym)}`, describe(Object.getOwnPropertyDescriptor(globalThis, sym)));
+  }
+  const fuseClasses = fuse as unknown as Record<string, { prototype: object }>;
+  for (const name of CLASS_NAMES) {
+    own(`fuse.${name}`, fuseClasses[name]);
+    own(`fuse.${name}.prototype`, fuseClasses[name]!.prototype);
+    const native = g[name] as { prototype: object } | undefined;
+    own(`native.${name}`, native);
+    own(`native.${name}.prototype`, native?.prototype);
+  }
+  own("Response.prototype", (g["Response"] as { prototype: object }).prototype);
+  own("Request.prototype", (g["Request"] as { prototype: object }).prototype);
+  own("Readable", Readable);
+  own("Writable", Writable);
+  own("Duplex", Duplex);
+  const getBuiltinModule = (process as { getBuiltinModule?: (id: string) => object }).getBuiltinModule;
+  own("node:stream/web", getBuiltinModule?.call(process, "node:stream/web"));
+  return snap;
+}
+
+function diff(before: Snapshot, after: Snapshot): string[] {
+  const out: string[] = [];
+  for (const key of new Set([...before.keys(), ...after.keys()])) {
+    const a = before.get(key);
+    const b = after.get(key);
+    const same = Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((v, i) => Object.is(v, b[i])) : Object.is(a, b);
+    if (!same) out.push(key);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+nodeTest("patch: the globals become fusestreams' classes; patching twice is a no-op", async () => {
+  assert.not.ok(isGlobalWebStreamsPatched());
+  await patched(() => {
+    assert.ok(isGlobalWebStreamsPatched());
+    const fuseClasses = fuse as unknown as Record<string, unknown>;
+    for (const name of CLASS_NAMES) assert.is(g[name], fuseClasses[name], name);
+    patchGlobalWebStreams();
+    assert.is(g["ReadableStream"], fuse.ReadableStream);
+    const d = Object.getOwnPropertyDescriptor(globalThis, "ReadableStream")!;
+    assert.equal([d.writable, d.enumerable, d.configurable], [true, false, true], "same attributes as the native global");
+  });
+  assert.not.ok(isGlobalWebStreamsPatched());
+  assert.is(g["ReadableStream"], Native.ReadableStream);
+  unpatchGlobalWebStreams(); // no-op when not patched
+});
+
+nodeTest("unpatch: every global, prototype property, static and prototype link is restored exactly", async () => {
+  void new Response("load undici"); // whatever the load order, the descriptors must come back
+  const before = snapshot();
+  patchGlobalWebStreams();
+  const during = snapshot();
+  unpatchGlobalWebStreams();
+  const after = snapshot();
+  assert.ok(diff(before, during).length > 20, "the patch changed things");
+  assert.equal(diff(before, after), [], "nothing differs after unpatch");
+  // twice over
+  patchGlobalWebStreams();
+  unpatchGlobalWebStreams();
+  assert.equal(diff(before, snapshot()), []);
+});
+
+nodeTest("instanceof both ways while patched, subclasses keep their own checks, and not after", async () => {
+  const nativeRS = new Native.ReadableStream();
+  const nativeWS = new Native.WritableStream();
+  const nativeTS = new Native.TransformStream();
+  const nativeReader = new Native.ReadableStream().getReader();
+  await patched(() => {
+    const RS = g["ReadableStream"] as typeof fuse.ReadableStream;
+    assert.ok(nativeRS instanceof RS, "native ReadableStream instanceof patched global");
+    assert.ok(nativeWS instanceof (g["WritableStream"] as typeof fuse.WritableStream));
+    assert.ok(nativeTS instanceof (g["TransformStream"] as typeof fuse.TransformStream));
+    assert.ok(nativeReader instanceof (g["ReadableStreamDefaultReader"] as typeof fuse.ReadableStreamDefaultReader));
+    assert.ok(new RS() instanceof Native.ReadableStream, "fusestreams stream instanceof native class");
+    assert.ok(new fuse.WritableStream() instanceof Native.WritableStream);
+    assert.ok(new fuse.TransformStream() instanceof Native.TransformStream);
+    assert.ok(new fuse.ReadableStream().getReader() instanceof Native.ReadableStreamDefaultReader);
+    class Sub extends RS<number> {}
+    assert.ok(new Sub() instanceof Sub);
+    assert.ok(new Sub() instanceof RS);
+    assert.not.ok(new RS() instanceof Sub, "a plain stream is not an instance of a subclass");
+    assert.not.ok(nativeRS instanceof Sub);
+    assert.not.ok({} instanceof RS);
+    assert.is(Object.prototype.toString.call(new RS()), "[object ReadableStream]");
+  });
+  assert.not.ok(nativeRS instanceof fuse.ReadableStream, "after unpatch: no more cross-instanceof");
+  assert.not.ok(new fuse.ReadableStream() instanceof Native.ReadableStream);
+});
+
+nodeTest("Node.js state helpers and util.inspect work on fusestreams streams while patched", async () => {
+  await patched(async () => {
+    const stream = oursOf("x");
+    assert.not.ok(isDisturbed(stream));
+    assert.not.ok(isErrored(stream));
+    assert.ok(isReadable(stream));
+    assert.type(inspect(stream), "string");
+    assert.type(inspect(stream.getReader()), "string");
+    assert.type(inspect(new fuse.WritableStream()), "string");
+    assert.type(inspect(new fuse.TransformStream()), "string");
+    assert.type(inspect(new fuse.CountQueuingStrategy({ highWaterMark: 1 })), "string");
+  });
+});
+
+nodeTest("new Response(fusestreams stream): text(), arrayBuffer(), json(), bodyUsed, body identity", async () => {
+  await patched(async () => {
+    const a = oursOf("hel", "lo");
+    const r1 = new Response(a as unknown as BodyInit);
+    assert.is(r1.body as unknown, a, "the body is the stream itself");
+    assert.not.ok(r1.bodyUsed);
+    assert.is(await r1.text(), "hello");
+    assert.ok(r1.bodyUsed);
+    const r2 = new Response(oursOf("\x01\x02", "\x03") as unknown as BodyInit);
+    assert.equal([...new Uint8Array(await r2.arrayBuffer())], [1, 2, 3]);
+    const r3 = new Response(oursOf('{"a":', "[1,2]}") as unknown as BodyInit);
+    assert.equal(await r3.json(), { a: [1, 2] });
+    const locked = oursOf("x");
+    locked.getReader();
+    assert.throws(() => new Response(locked as unknown as BodyInit), TypeError);
+  });
+});
+
+nodeTest("new Response(fusestreams stream) also works without the patch (as an async iterable)", async () => {
+  const r = new Response(oursOf("no ", "patch") as unknown as BodyInit);
+  assert.is(await r.text(), "no patch");
+});
+
+nodeTest("Response bodies are fusestreams streams: string, bytes, Blob (shell), native stream (shell)", async () => {
+  await patched(async () => {
+    const r1 = new Response("text body");
+    assert.ok(isOurs(r1.body), "a string body is created by undici with the patched global");
+    assert.is(r1.body, r1.body, "same object on every access");
+    assert.is(await new Response(r1.body as unknown as BodyInit).text(), "text body");
+
+    const r2 = new Response(new Blob(["blob ", "body"]));
+    const body2 = r2.body!;
+    assert.ok(isOurs(body2), "a Blob body (native stream) comes back as a shell");
+    assert.is(r2.body, body2, "the shell is cached");
+    assert.not.ok(r2.bodyUsed, "creating the shell does not use the body");
+    const chunks: string[] = [];
+    for await (const chunk of body2 as unknown as AsyncIterable<Uint8Array>) chunks.push(dec.decode(chunk, { stream: true }));
+    assert.is(chunks.join(""), "blob body");
+    assert.ok(r2.bodyUsed);
+
+    const native = new Native.ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(enc.encode("byob "));
+        c.enqueue(enc.encode("reader"));
+        c.close();
+      },
+    });
+    const r3 = new Response(native as unknown as BodyInit);
+    const reader = (r3.body as unknown as fuse.ReadableStream<Uint8Array>).getReader({ mode: "byob" });
+    let text = "";
+    for (;;) {
+      const { value, done } = await reader.read(new Uint8Array(4));
+      if (done) break;
+      text += dec.decode(value, { stream: true });
+    }
+    assert.is(text, "byob reader");
+  });
+});
+
+nodeTest("Response.clone() and tee of a fusestreams body", async () => {
+  if (nodeMajor >= 26 && undiciWasLoaded) {
+    console.log(
+      "  note: Node.js >= 26 with undici loaded before the first patch: Response.clone() of a fusestreams body is not " +
+        "supported (undici captured node:stream/web's ReadableStreamTee); checking clone() of native bodies only",
+    );
+    await patched(async () => {
+      const c = new Response(new Blob(["native"])).clone();
+      assert.is(await c.text(), "native");
+    });
+    return;
+  }
+  await patched(async () => {
+    const r = new Response(oursOf("twice") as unknown as BodyInit);
+    const c = r.clone();
+    assert.is(await c.text(), "twice");
+    assert.is(await r.text(), "twice");
+    const s = new Response("string body");
+    assert.is(await s.clone().text(), "string body");
+    assert.is(await s.text(), "string body");
+  });
+});
+
+nodeTest("native streams pipe into fusestreams streams and back (CompressionStream & co. stay native)", async () => {
+  await patched(async () => {
+    const text = "fusestreams ".repeat(500);
+    assert.is(g["CompressionStream"], globalThis.CompressionStream);
+    let out = "";
+    const source = new (g["ReadableStream"] as typeof fuse.ReadableStream<Uint8Array>)({
+      start(c) {
+        c.enqueue(enc.encode(text.slice(0, 1000)));
+        c.enqueue(enc.encode(text.slice(1000)));
+        c.close();
+      },
+    });
+    const tail = source
+      .pipeThrough(new CompressionStream("gzip") as unknown as fuse.TransformStream<Uint8Array, Uint8Array>)
+      .pipeThrough(new DecompressionStream("gzip") as unknown as fuse.TransformStream<Uint8Array, Uint8Array>)
+      .pipeThrough(new TextDecoderStream() as unknown as fuse.TransformStream<Uint8Array, string>);
+    assert.ok(isOurs(tail), "the chain stays fusestreams");
+    await tail.pipeTo(
+      new fuse.WritableStream<string>({
+        write(chunk) {
+          out += chunk;
+        },
+      }),
+    );
+    assert.is(out, text);
+
+    // native source (TextEncoderStream's readable) -> fusestreams transform -> native writable
+    const encoder = new TextEncoderStream();
+    const w = encoder.writable.getWriter();
+    void w.write("abc");
+    void w.close();
+    const got: number[] = [];
+    await encoder.readable
+      .pipeThrough(
+        new fuse.TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, c) {
+            c.enqueue(chunk.map((b) => b + 1));
+          },
+        }) as unknown as TransformStream<Uint8Array, Uint8Array>,
+      )
+      .pipeTo(
+        new Native.WritableStream<Uint8Array>({
+          write(chunk) {
+            got.push(...chunk);
+          },
+        }) as unknown as WritableStream<Uint8Array>,
+      );
+    assert.equal(got, [98, 99, 100]);
+  });
+});
+
+nodeTest("pipes across the boundary propagate errors with identity", async () => {
+  await patched(async () => {
+    const boom = new Error("sink failed");
+    const nativeSink = new Native.WritableStream({
+      write() {
+        throw boom;
+      },
+    });
+    let cancelled: unknown;
+    const source = new fuse.ReadableStream<number>({
+      pull(c) {
+        c.enqueue(1);
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    await source.pipeTo(nativeSink as unknown as fuse.WritableStream<number>).then(
+      () => assert.unreachable(),
+      (e: unknown) => assert.is(e, boom),
+    );
+    assert.is(cancelled, boom, "the source was cancelled with the sink's error");
+
+    const oops = new Error("source failed");
+    let aborted: unknown;
+    const nativeSource = new Native.ReadableStream({
+      start(c) {
+        c.error(oops);
+      },
+    });
+    await nativeSource
+      .pipeTo(
+        new fuse.WritableStream({
+          abort(reason) {
+            aborted = reason;
+          },
+        }) as unknown as WritableStream,
+      )
+      .then(
+        () => assert.unreachable(),
+        (e: unknown) => assert.is(e, oops),
+      );
+    assert.is(aborted, oops);
+  });
+});
+
+nodeTest("node:stream Readable/Writable/Duplex fromWeb accept fusestreams streams; toWeb returns them", async () => {
+  await patched(async () => {
+    const readable = Readable.fromWeb(oursOf("from", "Web") as unknown as import("node:stream/web").ReadableStream);
+    const chunks: Buffer[] = [];
+    for await (const chunk of readable) chunks.push(chunk as Buffer);
+    assert.is(Buffer.concat(chunks).toString(), "fromWeb");
+
+    const web = Readable.toWeb(Readable.from([Buffer.from("to"), Buffer.from("Web")]));
+    assert.ok(isOurs(web));
+    assert.is(await new Response(web as unknown as BodyInit).text(), "toWeb");
+
+    let written = "";
+    const writable = Writable.fromWeb(
+      new fuse.WritableStream<Uint8Array>({
+        write(chunk) {
+          written += dec.decode(chunk);
+        },
+      }) as unknown as import("node:stream/web").WritableStream,
+    );
+    await new Promise<void>((resolve) => writable.end("written", () => resolve()));
+    assert.is(written, "written");
+
+    const pair = new fuse.TransformStream<Uint8Array, Uint8Array>();
+    const duplex = Duplex.fromWeb(pair as unknown as Parameters<typeof Duplex.fromWeb>[0]);
+    duplex.end("duplex");
+    const out: Buffer[] = [];
+    for await (const chunk of duplex) out.push(chunk as Buffer);
+    assert.is(Buffer.concat(out).toString(), "duplex");
+  });
+});
+
+test.run();

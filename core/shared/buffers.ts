@@ -55,8 +55,7 @@ export function IsDetachedBuffer(buffer: ArrayBuffer): boolean {
 /** The spec's TransferArrayBuffer: a new ArrayBuffer with the same data; `buffer` is detached. */
 export function TransferArrayBuffer(buffer: ArrayBuffer): ArrayBuffer {
   if (IsDetachedBuffer(buffer)) throw new NativeTypeError("Cannot transfer a detached ArrayBuffer");
-  if (transferFn !== undefined) return ReflectApply(transferFn, buffer, []) as ArrayBuffer;
-  return structuredCloneFn!(buffer, { transfer: [buffer] });
+  return transferUnchecked(buffer);
 }
 
 /** The spec's CanTransferArrayBuffer (WebAssembly.Memory buffers are not transferable either). */
@@ -145,5 +144,14 @@ export function viewParts(value: unknown, context: string): ViewParts {
 /** TransferArrayBuffer for a buffer known not to be detached (the callers checked its length). */
 export function transferUnchecked(buffer: ArrayBuffer): ArrayBuffer {
   if (transferFn !== undefined) return ReflectApply(transferFn, buffer, []) as ArrayBuffer;
-  return structuredCloneFn!(buffer, { transfer: [buffer] });
+  // Engines without ArrayBuffer.prototype.transfer (Node 20): structuredClone's transfer list detaches too;
+  // a buffer that cannot be detached (WebAssembly.Memory) makes it throw, which the spec wants as TypeError.
+  let out: ArrayBuffer;
+  try {
+    out = structuredCloneFn!(buffer, { transfer: [buffer] });
+  } catch {
+    throw new NativeTypeError("The ArrayBuffer cannot be transferred");
+  }
+  if (!IsDetachedBuffer(buffer)) throw new NativeTypeError("The ArrayBuffer cannot be transferred");
+  return out;
 }

@@ -258,7 +258,7 @@ function printScenario(s: ScenarioResult): void {
   console.log(`    ${size}${s.node && by.has("node") ? `; node: ${s.node}` : ""}`);
   // a ratio column only when its base took part
   const bases = [native?.ok ? "÷ native" : "", fast?.ok ? "÷ fast" : ""];
-  const rows: string[][] = [["impl", "median", s.unit, "±iqr", ...bases, "samples"]];
+  const rows: string[][] = [["impl", "median", s.unit, "±iqr", ...bases.filter(Boolean), "samples"]];
   const extra: string[] = [];
   for (const r of s.results) {
     if (r.absent) continue;
@@ -283,7 +283,6 @@ function printScenario(s: ScenarioResult): void {
     }
   }
   for (const row of rows) while (row.length < rows[0]!.length) row.push("");
-  for (let c = rows[0]!.length - 1; c >= 0; c--) if (rows[0]![c] === "") for (const row of rows) row.splice(c, 1);
   console.log(
     table(rows, rows[0]!.map((_, c) => c > 0))
       .split("\n")

@@ -295,7 +295,8 @@ function printScenario(s: ScenarioResult): void {
 
 function printSummary(start: StartMessage, scenarios: ScenarioResult[]): void {
   if (scenarios.length < 2) return;
-  const impls = start.impls;
+  // implementations missing on this runtime (fast on Deno/Bun) get no column
+  const impls = start.impls.filter((name) => scenarios.some((s) => s.results.some((r) => r.impl === name && !r.absent)));
   const hasNative = impls.includes("native");
   console.log(`\nSummary — ${start.runtime}: ${hasNative ? "rate, ÷ native in parentheses" : "rate"}`);
   const rows: string[][] = [["scenario", "unit", ...impls]];

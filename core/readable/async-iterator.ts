@@ -159,7 +159,16 @@ export class ReadableStreamAsyncIterator<R = unknown> {
       if (stream !== undefined && stream.state === READABLE) {
         stream.disturbed = true;
         const chunk = stream.controller.readSync();
-        if (chunk !== NO_CHUNK) return PromiseResolve({ value: chunk as R, done: false });
+        if (chunk !== NO_CHUNK) {
+          // Delivered one reaction job later, as the spec's reaction to the read would: pull() timing after
+          // a next() is observable (the differential fuzz test checks it).
+          const p: Promise<IteratorResult<unknown>> = PromisePrototypeThen(RESOLVED, () => {
+            if (state.ongoing === p) state.ongoing = null;
+            return { value: chunk, done: false };
+          });
+          state.ongoing = p;
+          return p as Promise<IteratorResult<R, undefined>>;
+        }
       }
     }
     if (ongoing === null) {

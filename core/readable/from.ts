@@ -4,7 +4,7 @@
  * @module
  */
 import { PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply, SymbolAsyncIterator, SymbolIterator } from "../shared/primordials.ts";
-import type { AlgorithmResult } from "../shared/promise.ts";
+import { promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts";
 import { isObject, typeError } from "../shared/webidl.ts";
 import { CreateReadableStream } from "./create.ts";
 import {
@@ -99,7 +99,7 @@ class FromIterableSource implements SourceAlgorithms {
     } catch (e) {
       return PromiseReject(e);
     }
-    const nextPromise = PromiseResolve(nextResult);
+    const nextPromise = promiseResolvedWith(nextResult);
     return PromisePrototypeThen(nextPromise, (iterResult: unknown) => {
       if (!isObject(iterResult)) throw typeError("The promise returned by the iterator's next() must fulfill with an object");
       const c = this.stream.controller as DefaultControllerInternal;
@@ -122,7 +122,7 @@ class FromIterableSource implements SourceAlgorithms {
     } catch (e) {
       return PromiseReject(e);
     }
-    return PromisePrototypeThen(PromiseResolve(returnResult), (iterResult: unknown) => {
+    return PromisePrototypeThen(promiseResolvedWith(returnResult), (iterResult: unknown) => {
       if (!isObject(iterResult)) throw typeError("The promise returned by the iterator's return() must fulfill with an object");
       return undefined;
     });

@@ -306,3 +306,16 @@ export function ReadableStreamPipeTo(
   pipe.start();
   return pipe.result.promise;
 }
+
+/**
+ * Adds `fn` as an abort listener of `signal`, with the intrinsic EventTarget methods. If the signal is
+ * already aborted, runs `fn` and returns undefined; otherwise returns a function that removes the listener.
+ */
+export function addAbortListener(signal: AbortSignal, fn: () => void): (() => void) | undefined {
+  if (ReflectApply(abortedGetter, signal, [])) {
+    fn();
+    return undefined;
+  }
+  ReflectApply(addEventListener, signal, ["abort", fn]);
+  return () => ReflectApply(removeEventListener, signal, ["abort", fn]);
+}

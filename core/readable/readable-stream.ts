@@ -34,7 +34,8 @@ import { ReadableStreamBYOBReader } from "./byob-reader.ts";
 import { SetUpReadableStreamDefaultControllerFromUnderlyingSource } from "./default-controller.ts";
 import { ReadableStreamDefaultReader } from "./default-reader.ts";
 import { ReadableStreamFromIterable } from "./from.ts";
-import { isAbortSignal, ReadableStreamPipeTo } from "./pipe-to.ts";
+import { addAbortListener, isAbortSignal, ReadableStreamPipeTo } from "./pipe-to.ts";
+import { isNativeReadableStream, isNativeWritableStream, isNativeWritableStreamLocked, ReadableStreamPipeToNative } from "./pipe-to-foreign.ts";
 import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
 import { EMPTY_SOURCE, type UnderlyingSourceRecord } from "./source-algorithms.ts";
 import { IsReadableStreamLocked, ReadableStreamCancel, ReadableStreamInternal } from "./stream-internal.ts";
@@ -161,15 +162,22 @@ export class ReadableStream<R = unknown> {
     const pair = convertDictionary(transform, "transform");
     if (pair === undefined) throw typeError("transform must be an object with readable and writable members");
     const readable = pair.readable;
-    const readableInternal = getStream(readable);
-    if (readableInternal === undefined) throw typeError("transform.readable must be a ReadableStream");
+    // Our streams, or the runtime's own (interop: a native CompressionStream in a chain).
+    if (getStream(readable) === undefined && !isNativeReadableStream(readable)) {
+      throw typeError("transform.readable must be a ReadableStream");
+    }
     const writable = pair.writable;
     const writableInternal = writableStreamInternal(writable);
-    if (writableInternal === undefined) throw typeError("transform.writable must be a WritableStream");
+    const nativeWritable = writableInternal === undefined && isNativeWritableStream(writable);
+    if (writableInternal === undefined && !nativeWritable) throw typeError("transform.writable must be a WritableStream");
     const opts = convertPipeOptions(options);
     if (IsReadableStreamLocked(s)) throw typeError("Cannot pipe a stream that is locked to a reader");
-    if (IsWritableStreamLocked(writableInternal)) throw typeError("Cannot pipe to a stream that is locked to a writer");
-    const promise = ReadableStreamPipeTo(s, writableInternal, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
+    if (nativeWritable ? isNativeWritableStreamLocked(writable) : IsWritableStreamLocked(writableInternal!)) {
+      throw typeError("Cannot pipe to a stream that is locked to a writer");
+    }
+    const promise = nativeWritable
+      ? ReadableStreamPipeToNative(s, writable as never, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal, addAbortListener)
+      : ReadableStreamPipeTo(s, writableInternal!, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
     setPromiseIsHandledToTrue(promise);
     return readable as ReadableStream<T>;
   }
@@ -179,7 +187,8 @@ export class ReadableStream<R = unknown> {
     const s = getStream(this);
     if (s === undefined) return PromiseReject(illegal());
     const dest = writableStreamInternal(destination);
-    if (dest === undefined) return PromiseReject(typeError("The destination must be a WritableStream"));
+    const nativeDest = dest === undefined && isNativeWritableStream(destination);
+    if (dest === undefined && !nativeDest) return PromiseReject(typeError("The destination must be a WritableStream"));
     let opts;
     try {
       opts = convertPipeOptions(options);
@@ -187,8 +196,14 @@ export class ReadableStream<R = unknown> {
       return PromiseReject(e);
     }
     if (IsReadableStreamLocked(s)) return PromiseReject(typeError("Cannot pipe a stream that is locked to a reader"));
-    if (IsWritableStreamLocked(dest)) return PromiseReject(typeError("Cannot pipe to a stream that is locked to a writer"));
-    return ReadableStreamPipeTo(s, dest, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
+    if (nativeDest ? isNativeWritableStreamLocked(destination) : IsWritableStreamLocked(dest!)) {
+      return PromiseReject(typeError("Cannot pipe to a stream that is locked to a writer"));
+    }
+    if (nativeDest) {
+      // Interop: the runtime's own WritableStream, driven through its writer.
+      return ReadableStreamPipeToNative(s, destination as never, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal, addAbortListener);
+    }
+    return ReadableStreamPipeTo(s, dest!, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
   }
 
   /** Splits the stream into two branches that each receive every chunk. */

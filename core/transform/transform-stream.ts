@@ -242,7 +242,7 @@ function TransformStreamErrorWritableAndUnblockWrite(stream: TransformStreamInte
 /** TransformStreamSetBackpressure(stream, backpressure). */
 function TransformStreamSetBackpressure(stream: TransformStreamInternal, backpressure: boolean): void {
   stream.backpressureChangePromise?.resolve();
-  stream.backpressureChangePromise = new LazyPromise(); // FP-LAZY: a promise only if someone waits
+  stream.backpressureChangePromise = new LazyPromise(); // FP-TS-SYNC: a promise only if someone waits
 
   stream.backpressure = backpressure;
 }
@@ -280,7 +280,7 @@ function TransformStreamDefaultControllerEnqueue(c: TransformControllerInternal,
 /** TransformStreamDefaultControllerPerformTransform(controller, chunk). */
 function TransformStreamDefaultControllerPerformTransform(c: TransformControllerInternal, chunk: unknown): AlgorithmResult {
   const transformPromise = c.cleared ? undefined : c.transformAlgorithm(chunk);
-  // FP-SYNC-ALGO: a transform that returned synchronously has nothing to react to.
+  // FP-TS-SYNC: a transform that returned synchronously has nothing to react to.
   if (transformPromise === undefined) return undefined;
   return PromisePrototypeThen(transformPromise, undefined, (r: unknown) => {
     TransformStreamError(c.stream, r);

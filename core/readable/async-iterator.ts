@@ -28,6 +28,13 @@ class IteratorState {
   readonly preventCancel: boolean;
   ongoing: Promise<IteratorResult<unknown>> | null = null;
   finished = false;
+  pendingChunk: unknown = undefined;
+  readonly deliver = (): IteratorResult<unknown> => {
+    const chunk = this.pendingChunk;
+    this.pendingChunk = undefined;
+    this.ongoing = null;
+    return { value: chunk, done: false };
+  };
   constructor(reader: ReaderInternal, preventCancel: boolean) {
     this.reader = reader;
     this.preventCancel = preventCancel;
@@ -54,7 +61,7 @@ class IterReadRequest implements ReadRequest {
   chunkSteps(chunk: unknown): void {
     queueMicrotask(() => {
       const state = this.#state;
-      if (state.ongoing === this.promise) state.ongoing = null;
+      state.ongoing = null; // WebIDL fulfill/reject steps clear it unconditionally
       this.#resolve({ value: chunk, done: false });
     });
   }
@@ -62,7 +69,7 @@ class IterReadRequest implements ReadRequest {
     const state = this.#state;
     ReadableStreamReaderRelease(state.reader);
     queueMicrotask(() => {
-      if (state.ongoing === this.promise) state.ongoing = null;
+      state.ongoing = null; // WebIDL fulfill/reject steps clear it unconditionally
       state.finished = true;
       this.#resolve({ value: undefined, done: true });
     });
@@ -71,7 +78,7 @@ class IterReadRequest implements ReadRequest {
     const state = this.#state;
     ReadableStreamReaderRelease(state.reader);
     queueMicrotask(() => {
-      if (state.ongoing === this.promise) state.ongoing = null;
+      state.ongoing = null; // WebIDL fulfill/reject steps clear it unconditionally
       state.finished = true;
       this.#reject(e);
     });
@@ -162,10 +169,10 @@ export class ReadableStreamAsyncIterator<R = unknown> {
         if (chunk !== NO_CHUNK) {
           // Delivered one reaction job later, as the spec's reaction to the read would: pull() timing after
           // a next() is observable (the differential fuzz test checks it).
-          const p: Promise<IteratorResult<unknown>> = PromisePrototypeThen(RESOLVED, () => {
-            if (state.ongoing === p) state.ongoing = null;
-            return { value: chunk, done: false };
-          });
+          // Only one such result can be pending (a second next() chains on `ongoing`), so the chunk waits
+          // in the state and one bound function per iterator delivers it: no allocation but the promise.
+          state.pendingChunk = chunk;
+          const p = PromisePrototypeThen(RESOLVED, state.deliver) as Promise<IteratorResult<unknown>>;
           state.ongoing = p;
           return p as Promise<IteratorResult<R, undefined>>;
         }

@@ -36,7 +36,7 @@ type RuntimeKey = (typeof RUNTIMES)[number];
 const USAGE = `usage: node bench/run.ts [options]
   --runtime=LIST   node26 (default), node22, node20, deno, bun; comma-separated runs them one after the other
   --impl=LIST      ${IMPLS.join(", ")} (default ${DEFAULT_IMPLS.join(",")}); control = native again (noise floor)
-  --filter=TEXT    only scenarios whose id or title contains TEXT (case-insensitive)
+  --filter=TEXT    only scenarios whose id or title contains TEXT (case-insensitive; a comma list matches any)
   --chunk=BYTES    chunk size (default 1024); bytes per iteration stay the same
   --json=PATH      also write every result as JSON
   --quick          shorter sampling (about a quarter of the default time)

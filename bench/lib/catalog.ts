@@ -238,8 +238,9 @@ export const SCENARIOS: readonly Scenario[] = [
 
 /** The scenarios whose id or title contains `filter` (case-insensitive); all when `filter` is empty. */
 export function selectScenarios(filter: string): Scenario[] {
-  const needle = filter.toLowerCase();
-  return SCENARIOS.filter((s) => !needle || s.id.toLowerCase().includes(needle) || s.title.toLowerCase().includes(needle));
+  const needles = filter.toLowerCase().split(",").filter(Boolean);
+  if (needles.length === 0) return SCENARIOS.slice();
+  return SCENARIOS.filter((s) => needles.some((n) => s.id.toLowerCase().includes(n) || s.title.toLowerCase().includes(n)));
 }
 
 /** XOR keys of the three CPU-bound stages; the data arrives XOR-ed with all three. */

@@ -21,6 +21,7 @@ import {
   readableShell,
   writableShell,
 } from "./native-shells.ts";
+import { type Deferred, deferred, noop } from "./shared.ts";
 
 /** The global names replaced by {@link patchGlobalWebStreams}. */
 const CLASS_NAMES = [
@@ -47,6 +48,7 @@ const kIsDisturbed = Symbol.for("nodejs.stream.disturbed");
 const kIsErrored = Symbol.for("nodejs.stream.errored");
 const kIsReadable = Symbol.for("nodejs.stream.readable");
 const kIsWritable = Symbol.for("nodejs.stream.writable");
+const kIsClosedPromise = Symbol.for("nodejs.webstream.isClosedPromise");
 /** Marks the global object while a fusestreams copy has patched it (guards against two copies patching). */
 const kPatched = Symbol.for("fusestreams.globalPatch");
 
@@ -143,6 +145,7 @@ export function patchGlobalWebStreams(): void {
   void g["Response"];
   void g["fetch"];
   const ours = api as unknown as Record<ClassName, AnyClass>;
+  patchStateSymbols(s);
   for (const name of CLASS_NAMES) {
     const Ours = ours[name];
     const Native = g[name] as AnyClass | undefined;
@@ -150,7 +153,7 @@ export function patchGlobalWebStreams(): void {
     if (typeof Native === "function") linkToNative(s, Ours, Native);
     defineValue(s, g, name, Ours);
   }
-  patchStateSymbols(s);
+  patchLockedCancel(s);
   patchBodies(s);
   patchPipes(s);
   patchNodeStreamStatics(s);
@@ -210,15 +213,23 @@ function linkToNative(s: PatchState, Ours: AnyClass, Native: AnyClass): void {
 }
 
 /**
- * The state getters Node.js reads from web streams (`isDisturbed()`, `isErrored()`, `isReadable()`;
- * undici relies on them for `bodyUsed` and to error a body when a fetch is aborted). When fusestreams'
- * prototypes don't provide them, the public API gives an approximation: a stream counts as disturbed
- * while it is locked; never as errored; always as readable / writable (erroring a closed stream is a
- * no-op, so that is the safe answer).
+ * The state Node.js reads from web streams through registered symbols: `isDisturbed()`, `isErrored()`,
+ * `isReadable()` / `isWritable()` (undici relies on them for `bodyUsed` and to error a body when a fetch
+ * is aborted) and `finished()` (undici waits with it for the end of every response body). Where
+ * fusestreams' prototypes don't provide them, the public API gives an approximation:
+ *
+ * - a stream counts as disturbed while it is locked; never as errored; always as readable / writable
+ *   (erroring a closed stream is a no-op, so that is the safe answer);
+ * - `finished()` settles when a reader taken with `getReader()` sees the stream close or error (undici
+ *   reads bodies that way); a stream consumed only by `pipeTo()`, `pipeThrough()` or async iteration
+ *   never reports its end to `finished()`.
+ *
+ * Runs before the prototypes are linked to the native ones, so what the core defines itself is kept.
  */
 function patchStateSymbols(s: PatchState): void {
   const rsProto = api.ReadableStream.prototype as object;
   const wsProto = api.WritableStream.prototype as object;
+  const closedRecords = new WeakMap<object, ClosedRecord>();
   const fallbacks: [object, symbol, () => unknown][] = [
     [
       rsProto,
@@ -229,20 +240,79 @@ function patchStateSymbols(s: PatchState): void {
     ],
     [rsProto, kIsErrored, () => false],
     [rsProto, kIsReadable, () => true],
+    [
+      rsProto,
+      kIsClosedPromise,
+      function (this: object) {
+        let record = closedRecords.get(this);
+        if (record === undefined) {
+          record = { ...deferred(), settled: false };
+          record.promise.then(undefined, noop);
+          closedRecords.set(this, record);
+        }
+        return record;
+      },
+    ],
     [wsProto, kIsErrored, () => false],
     [wsProto, kIsWritable, () => true],
   ];
   for (const [proto, key, get] of fallbacks) {
-    const own = getOwn(proto, key);
-    // Keep what the core provides; replace only the placeholder hiding the native getter.
-    if (own !== undefined && !("value" in own && own.value === undefined)) continue;
-    if (own !== undefined) {
-      // placeholder from linkToNative: already saved; overwrite in place
-      Object.defineProperty(proto, key, { get, enumerable: false, configurable: true });
-    } else {
-      defineGetter(s, proto, key, get);
-    }
+    if (getOwn(proto, key) !== undefined) continue;
+    defineGetter(s, proto, key, get);
+    if (key === kIsClosedPromise) watchReaders(s, closedRecords);
   }
+}
+
+interface ClosedRecord extends Deferred {
+  settled: boolean;
+}
+
+/** Settles a stream's `finished()` record from the readers handed out by `getReader()`. */
+function watchReaders(s: PatchState, records: WeakMap<object, ClosedRecord>): void {
+  const proto = api.ReadableStream.prototype as unknown as { getReader: (this: unknown, options?: unknown) => unknown };
+  const getReader = proto.getReader;
+  defineValue(s, proto, "getReader", function getReader_(this: api.ReadableStream, options?: unknown) {
+    const reader = getReader.call(this, options) as { closed: Promise<undefined>; read: (view?: Uint8Array) => Promise<unknown> };
+    const byob = (reader as object) instanceof api.ReadableStreamBYOBReader;
+    const record = records.get(this);
+    if (record !== undefined && !record.settled) {
+      reader.closed.then(
+        () => {
+          record.settled = true;
+          record.resolve();
+        },
+        (err: unknown) => {
+          // A released reader's `closed` rejects too. A reader of an errored stream still fails its reads
+          // with the stream's error; a released one fails them with a new TypeError.
+          reader.read(byob ? new Uint8Array(1) : undefined).then(noop, (readError: unknown) => {
+            if (readError !== err || record.settled) return;
+            record.settled = true;
+            record.reject(err);
+          });
+        },
+      );
+    }
+    return reader;
+  });
+}
+
+/**
+ * undici (Node.js 20 and 22, and for request bodies 26) cancels the body of an aborted fetch and ignores
+ * the failure only when its error has `code: "ERR_INVALID_STATE"`, as Node.js's own streams report a
+ * locked stream; any other error becomes an unhandled rejection. While patched, cancelling a locked
+ * fusestreams stream rejects with such a TypeError.
+ */
+function patchLockedCancel(s: PatchState): void {
+  const proto = api.ReadableStream.prototype as unknown as { cancel: (this: unknown, reason?: unknown) => Promise<undefined> };
+  const cancel = proto.cancel;
+  defineValue(s, proto, "cancel", function cancel_(this: unknown, reason?: unknown) {
+    if (isOurReadable(this) && this.locked) {
+      const err = new TypeError("Cannot cancel a stream that is locked to a reader") as TypeError & { code?: string };
+      err.code = "ERR_INVALID_STATE";
+      return Promise.reject(err);
+    }
+    return cancel.call(this, reason);
+  });
 }
 
 /** `Response.prototype.body` / `Request.prototype.body` hand out fusestreams streams. */

@@ -216,6 +216,28 @@ nodeTest("Node.js state helpers and util.inspect work on fusestreams streams whi
   });
 });
 
+nodeTest("node:stream finished() on a fusestreams stream read through getReader() (patched)", async () => {
+  await patched(async () => {
+    const { finished } = nodeStream as unknown as { finished: (s: unknown, cb: (err?: unknown) => void) => void };
+    const done = oursOf("a", "b");
+    const ended = new Promise<unknown>((resolve) => finished(done, resolve));
+    const reader = done.getReader();
+    while (!(await reader.read()).done);
+    assert.is(await ended, undefined);
+
+    const boom = new Error("boom");
+    let controller!: fuse.ReadableStreamDefaultController<Uint8Array>;
+    const failing = new fuse.ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+    const failed = new Promise<unknown>((resolve) => finished(failing, resolve));
+    const r2 = failing.getReader();
+    r2.releaseLock(); // a released reader does not count as the end
+    const r3 = failing.getReader();
+    controller.error(boom);
+    await r3.closed.catch(() => {});
+    assert.is(await failed, boom);
+  });
+});
+
 nodeTest("new Response(fusestreams stream): text(), arrayBuffer(), json(), bodyUsed, body identity", async () => {
   await patched(async () => {
     const a = oursOf("hel", "lo");

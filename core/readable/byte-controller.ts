@@ -30,6 +30,7 @@ import {
 } from "../shared/primordials.ts";
 import { promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts";
 import { RingQueue } from "../shared/queue.ts";
+import { BeginPullTurn, EndPullTurn, HasPullTurnJobs, RunPullTurnJobs, type PullTurn } from "./pull-turn.ts";
 import { convertEnforceRangeULongLong, rangeError, typeError } from "../shared/webidl.ts";
 import { UnderlyingSourceAlgorithms, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
 import {
@@ -88,7 +89,7 @@ export interface PullIntoDescriptor {
 }
 
 /** Internal state of a ReadableByteStreamController (§4.7.2 internal slots). */
-export class ByteControllerInternal implements ReadableControllerInternal {
+export class ByteControllerInternal implements ReadableControllerInternal, PullTurn {
   readonly isByte = true;
   stream!: ReadableStreamInternal;
   autoAllocateChunkSize: number | undefined = undefined;
@@ -105,6 +106,9 @@ export class ByteControllerInternal implements ReadableControllerInternal {
   pub: ReadableByteStreamController | undefined = undefined;
   onPullFulfilled: (() => void) | undefined = undefined;
   onPullRejected: ((e: unknown) => void) | undefined = undefined;
+  /** FP-PULL-TURN: jobs deferred to the next pull reaction, and their runner when pull() returned a promise. */
+  turnJobs: (() => void)[] | undefined = undefined;
+  runTurnJobs: (() => void) | undefined = undefined;
 
   cancelSteps(reason: unknown): AlgorithmResult {
     ReadableByteStreamControllerClearPendingPullIntos(this);
@@ -185,10 +189,13 @@ export function ReadableByteStreamControllerCallPullIfNeeded(c: ByteControllerIn
     return;
   }
   c.pulling = true;
+  const outer = BeginPullTurn(c); // FP-PULL-TURN
   const result = c.algorithms!.pull();
+  EndPullTurn(outer);
   if (result === undefined) {
     queueMicrotask(c.onPullFulfilled ??= makePullFulfilled(c)); // FP-SYNC-ALGO
   } else {
+    if (HasPullTurnJobs(c)) queueMicrotask(c.runTurnJobs ??= () => RunPullTurnJobs(c));
     PromisePrototypeThen(
       result,
       c.onPullFulfilled ??= makePullFulfilled(c),
@@ -199,6 +206,7 @@ export function ReadableByteStreamControllerCallPullIfNeeded(c: ByteControllerIn
 
 function makePullFulfilled(c: ByteControllerInternal): () => void {
   return () => {
+    RunPullTurnJobs(c); // FP-PULL-TURN
     c.pulling = false;
     if (c.pullAgain) {
       c.pullAgain = false;

@@ -11,9 +11,10 @@ import {
 } from "../shared/primordials.ts";
 import { promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts";
 import { RingQueue } from "../shared/queue.ts";
+import { BeginPullTurn, EndPullTurn, HasPullTurnJobs, RunPullTurnJobs, type PullTurn } from "./pull-turn.ts";
 import { typeError } from "../shared/webidl.ts";
 import { validateChunkSize, type SizeAlgorithm } from "../strategies/extract.ts";
-import { NO_SOURCE_ALGORITHMS, UnderlyingSourceAlgorithms, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
+import { NO_SOURCE_ALGORITHMS, PULL_PENDING, UnderlyingSourceAlgorithms, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
 import {
   CLOSED,
   ERRORED,
@@ -31,7 +32,7 @@ import {
 } from "./stream-internal.ts";
 
 /** Internal state of a ReadableStreamDefaultController (§4.6.2 internal slots). */
-export class DefaultControllerInternal implements ReadableControllerInternal {
+export class DefaultControllerInternal implements ReadableControllerInternal, PullTurn {
   readonly isByte = false;
   stream!: ReadableStreamInternal;
   /** [[queue]] values; allocated on first use (FP-LAZY). */
@@ -50,6 +51,9 @@ export class DefaultControllerInternal implements ReadableControllerInternal {
   pub: ReadableStreamDefaultController | undefined = undefined;
   onPullFulfilled: (() => void) | undefined = undefined;
   onPullRejected: ((e: unknown) => void) | undefined = undefined;
+  /** FP-PULL-TURN: jobs deferred to the next pull reaction, and their runner when pull() returned a promise. */
+  turnJobs: (() => void)[] | undefined = undefined;
+  runTurnJobs: (() => void) | undefined = undefined;
 
   cancelSteps(reason: unknown): AlgorithmResult {
     ResetQueue(this);
@@ -111,11 +115,17 @@ export function ReadableStreamDefaultControllerCallPullIfNeeded(c: DefaultContro
     return;
   }
   c.pulling = true;
+  const outer = BeginPullTurn(c); // FP-PULL-TURN
   const result = c.algorithms!.pull();
+  EndPullTurn(outer);
   if (result === undefined) {
     // FP-SYNC-ALGO: a synchronous pull() is reacted to with one microtask, like a resolved promise.
     queueMicrotask(c.onPullFulfilled ??= makePullFulfilled(c));
-  } else {
+    return;
+  }
+  // The reaction waits for a promise: jobs deferred during pull() run in a microtask of their own.
+  if (HasPullTurnJobs(c)) queueMicrotask(c.runTurnJobs ??= () => RunPullTurnJobs(c));
+  if (result !== PULL_PENDING) {
     PromisePrototypeThen(
       result,
       c.onPullFulfilled ??= makePullFulfilled(c),
@@ -124,8 +134,17 @@ export function ReadableStreamDefaultControllerCallPullIfNeeded(c: DefaultContro
   }
 }
 
+/**
+ * FP-TS-PULL: an internal pull algorithm that returned PULL_PENDING has finished; the reaction is queued now,
+ * as it would be when the promise it stands for is resolved.
+ */
+export function ReadableStreamDefaultControllerPullSettled(c: DefaultControllerInternal): void {
+  queueMicrotask(c.onPullFulfilled ??= makePullFulfilled(c));
+}
+
 function makePullFulfilled(c: DefaultControllerInternal): () => void {
   return () => {
+    RunPullTurnJobs(c); // FP-PULL-TURN
     c.pulling = false;
     if (c.pullAgain) {
       c.pullAgain = false;

@@ -5,14 +5,18 @@
  * through an internal hook instead of a promise reaction (FP-PIPE-READY).
  * @module
  */
-import { newDeferred, PENDING, REJECTED, uponPromise, type Deferred } from "../shared/promise.ts";
+import { FULFILLED, newDeferred, PENDING, REJECTED, uponPromise, type Deferred } from "../shared/promise.ts";
 import { PromisePrototypeThen, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
 import { AcquireWritableStreamDefaultWriter, WritableStreamDefaultWriterCloseWithErrorPropagation, WritableStreamDefaultWriterRelease } from "../writable/default-writer.ts";
 import {
   CLOSED as W_CLOSED,
+  DIRECT_BUSY,
+  DIRECT_OK,
+  DIRECT_GATED,
   ERRORED as W_ERRORED,
   WRITABLE,
+  WritableStreamWriteDirect,
   WritableStreamAbort,
   WritableStreamCloseQueuedOrInFlight,
   WritableStreamDefaultWriterWriteInternal,
@@ -21,6 +25,7 @@ import {
   type WriterInternal,
 } from "../writable/stream-internal.ts";
 import { AcquireReadableStreamDefaultReader, ReadableStreamDefaultReaderRead, ReadableStreamReaderRelease } from "./reader-ops.ts";
+import { DeferToPullReaction } from "./pull-turn.ts";
 import {
   CLOSED,
   ERRORED,
@@ -68,8 +73,18 @@ class Pipe implements ReadRequest, WriteRequest {
   onWritesFinished: (() => void) | undefined = undefined;
   abortListener: (() => void) | undefined = undefined;
   readonly pumpBound: () => void = () => this.pump();
-  readonly writeParkedBound: () => void = () => this.writeParked();
-  parked: unknown = undefined;
+  readonly flushBound: () => void = () => this.flush();
+  /**
+   * Chunks read but not yet written (at most two): they wait for their microtask (a plain sink is never
+   * written inside the producer's enqueue()), or for the destination transform's backpressure to clear.
+   */
+  waiting = 0;
+  waitFirst: unknown = undefined;
+  waitSecond: unknown = undefined;
+  /** Introspection: writes handed straight to the sink, writes that took the spec path, and why. */
+  directWrites = 0;
+  specWrites = 0;
+  fallback: string | undefined = undefined;
 
   constructor(
     source: ReadableStreamInternal,
@@ -88,6 +103,8 @@ class Pipe implements ReadRequest, WriteRequest {
     this.preventAbort = preventAbort;
     this.preventCancel = preventCancel;
     this.signal = signal;
+    dest.pipe = this;
+    if (dest.controller.hasSizeAlgorithm) this.fallback = "the destination's strategy has a size() function";
   }
 
   start(): void {
@@ -154,7 +171,8 @@ class Pipe implements ReadRequest, WriteRequest {
     if (this.inPump) return;
     this.inPump = true;
     const writer = this.writer;
-    while (!this.shuttingDown && !this.reading) {
+    // Chunks waiting in the pipe are written first, so that the pipe writes in the order it read.
+    while (!this.shuttingDown && !this.reading && this.waiting === 0) {
       const ready = writer.ready.state;
       if (ready === PENDING) {
         writer.onReady = this.pumpBound; // FP-PIPE-READY
@@ -172,27 +190,114 @@ class Pipe implements ReadRequest, WriteRequest {
     this.reading = false;
     this.pendingWrites++;
     if (this.inPump) {
-      // The chunk was already queued: write it as part of the batch (FP-PIPE-BATCH).
-      WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
+      // The chunk was queued: write it as part of the batch (FP-PIPE-BATCH), straight to an idle sink (FP-FUSE).
+      this.write(chunk);
       return;
     }
-    // A chunk that arrives later (from the producer's enqueue()) is written in a microtask, never inside the
-    // producer's call, as the spec's read request does.
-    this.parked = chunk;
-    queueMicrotask(this.writeParkedBound);
+    if (this.waiting === 0 && this.dest.gate !== undefined) {
+      // FP-FUSE: a chunk from the producer's enqueue() goes straight to an idle transform.
+      const direct = WritableStreamWriteDirect(this.dest, chunk, this);
+      if (direct === DIRECT_OK) {
+        this.directWrites++;
+        this.pump();
+        return;
+      }
+      if (direct === DIRECT_GATED) {
+        this.wait(chunk);
+        this.dest.gate.onUnblock = this.flushBound;
+        return;
+      }
+    }
+    if (this.waiting !== 0) {
+      // Behind a chunk already waiting: its flush writes both.
+      this.wait(chunk);
+      return;
+    }
+    // A plain sink's write() is never called inside the producer's enqueue() (WPT piping/general-addition):
+    // the chunk is written in a microtask, or, inside a source's pull(), in that pull's reaction (FP-PULL-TURN).
+    this.wait(chunk);
+    DeferToPullReaction(this.flushBound);
+    // FP-PULL-TURN: from a transform's readable side, the next read is issued now rather than after the
+    // write: the writer's desired size is still what it was when this read was issued, so the spec's pipe
+    // may read on, and the transform sees no backpressure flip per chunk. At most one more chunk waits.
+    if (this.source.transform !== undefined && !this.shuttingDown && this.writer.ready.state === FULFILLED) {
+      this.reading = true;
+      ReadableStreamDefaultReaderRead(this.reader, this);
+    }
   }
 
-  writeParked(): void {
-    const chunk = this.parked;
-    this.parked = undefined;
-    if (this.writer.stream === undefined) {
-      this.writeSettled();
-      return;
+  /** Keeps a chunk the pipe read until its flush (at most two wait). */
+  wait(chunk: unknown): void {
+    if (this.waiting++ === 0) this.waitFirst = chunk;
+    else this.waitSecond = chunk;
+  }
+
+  /** Writes a chunk the pipe has read: straight to an idle sink (FP-FUSE), else through the writer. */
+  write(chunk: unknown): void {
+    const direct = WritableStreamWriteDirect(this.dest, chunk, this);
+    if (direct === DIRECT_OK) {
+      this.directWrites++;
+    } else if (direct === DIRECT_GATED) {
+      // FP-FUSE: the spec's write would wait in the transform's writable queue for its backpressure to clear,
+      // and the pipe would read no further; the pipe keeps the chunk instead and writes it then.
+      this.wait(chunk);
+      this.dest.gate!.onUnblock = this.flushBound;
+    } else {
+      this.specWrites++;
+      WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
     }
-    WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
+  }
+
+  /**
+   * Writes the waiting chunks, in order: called in the microtask (or pull reaction) after they arrived, or
+   * when the destination transform's backpressure cleared (or it errored).
+   */
+  flush(): void {
+    while (this.waiting !== 0) {
+      const chunk = this.waitFirst;
+      if (this.writer.stream === undefined) {
+        this.dropFirst();
+        this.writeSettled();
+        continue;
+      }
+      const direct = WritableStreamWriteDirect(this.dest, chunk, this);
+      if (direct === DIRECT_GATED) {
+        this.dest.gate!.onUnblock = this.flushBound;
+        return;
+      }
+      this.dropFirst();
+      if (direct === DIRECT_OK) {
+        this.directWrites++;
+      } else {
+        this.specWrites++;
+        WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
+      }
+    }
     if (!this.shuttingDown) {
       if (this.writer.ready.state === PENDING) this.writer.onReady = this.pumpBound; // FP-PIPE-READY
       else this.pump();
+    }
+  }
+
+  dropFirst(): void {
+    this.waitFirst = this.waitSecond;
+    this.waitSecond = undefined;
+    this.waiting--;
+  }
+
+  /**
+   * Before shutting down, chunks held for a transform's backpressure go where the spec's writes would already
+   * have put them (chunks waiting for their microtask are written by it).
+   */
+  flushHeld(): void {
+    const gate = this.dest.gate;
+    if (this.waiting === 0 || gate === undefined || gate.onUnblock !== this.flushBound) return;
+    gate.onUnblock = undefined;
+    while (this.waiting !== 0) {
+      const chunk = this.waitFirst;
+      this.dropFirst();
+      this.specWrites++;
+      WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
     }
   }
 
@@ -231,6 +336,7 @@ class Pipe implements ReadRequest, WriteRequest {
   shutdownWithAnAction(action: Action, isError: boolean, originalError: unknown): void {
     if (this.shuttingDown) return;
     this.shuttingDown = true;
+    this.flushHeld();
     const doTheRest = (): void => {
       let p: Promise<unknown>;
       try {
@@ -248,6 +354,7 @@ class Pipe implements ReadRequest, WriteRequest {
   shutdown(isError: boolean, error: unknown): void {
     if (this.shuttingDown) return;
     this.shuttingDown = true;
+    this.flushHeld();
     if (this.dest.state === WRITABLE && !WritableStreamCloseQueuedOrInFlight(this.dest)) {
       this.waitForWritesToFinish(() => this.finalize(isError, error));
     } else {
@@ -257,6 +364,7 @@ class Pipe implements ReadRequest, WriteRequest {
 
   finalize(isError: boolean, error: unknown): void {
     if (this.writer.onReady === this.pumpBound) this.writer.onReady = undefined;
+    if (this.dest.pipe === this) this.dest.pipe = undefined;
     WritableStreamDefaultWriterRelease(this.writer);
     ReadableStreamReaderRelease(this.reader);
     if (this.signal !== undefined && this.abortListener !== undefined) {

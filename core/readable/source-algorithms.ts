@@ -6,6 +6,12 @@
  */
 import { invokePromiseCallback, type AlgorithmResult } from "../shared/promise.ts";
 
+/**
+ * What an internal pull algorithm returns instead of a promise when it will report completion itself, with
+ * ReadableStreamDefaultControllerPullSettled (TransformStream's pull, FP-TS-PULL). Never reaches user code.
+ */
+export const PULL_PENDING: Promise<unknown> = Object.freeze(Object.create(null)) as Promise<unknown>;
+
 export interface SourceAlgorithms {
   /** pullAlgorithm. `undefined` means "a promise resolved with undefined". */
   pull(): AlgorithmResult;

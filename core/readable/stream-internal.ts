@@ -64,6 +64,8 @@ export class ReadableStreamInternal {
   disturbed = false;
   reader: ReaderInternal | undefined = undefined;
   controller!: ReadableControllerInternal;
+  /** The TransformStream this is the readable side of (FP-FUSE read-ahead, pipe-chain introspection). */
+  transform: object | undefined = undefined;
 }
 
 /** IsReadableStreamLocked(stream). */

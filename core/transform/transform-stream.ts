@@ -17,9 +17,10 @@ import {
   ReadableStreamDefaultControllerError,
   ReadableStreamDefaultControllerGetDesiredSize,
   ReadableStreamDefaultControllerHasBackpressure,
+  ReadableStreamDefaultControllerPullSettled,
 } from "../readable/default-controller.ts";
 import { wrapReadableStream, type ReadableStream } from "../readable/readable-stream.ts";
-import type { SourceAlgorithms } from "../readable/source-algorithms.ts";
+import { PULL_PENDING, type SourceAlgorithms } from "../readable/source-algorithms.ts";
 import { ERRORED as R_ERRORED, type ReadableStreamInternal } from "../readable/stream-internal.ts";
 import {
   ERRORED as W_ERRORED,
@@ -28,6 +29,7 @@ import {
   WritableControllerInternal,
   WritableStreamDefaultControllerErrorIfNeeded,
   WritableStreamInternal,
+  type DirectWriteGate,
   type SinkAlgorithms,
 } from "../writable/stream-internal.ts";
 import { wrapWritableStream, type WritableStream } from "../writable/writable-stream.ts";
@@ -58,12 +60,16 @@ function convertTransformer(t: unknown): TransformerRecord {
 }
 
 /** Internal state of a TransformStream (§6.2.2). */
-class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms {
+class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, DirectWriteGate {
   readable!: ReadableStreamInternal;
   writable!: WritableStreamInternal;
   backpressure: boolean | undefined = undefined;
   backpressureChangePromise: LazyPromise | undefined = undefined;
   controller!: TransformControllerInternal;
+  /** A pipe holding one chunk until backpressure clears (FP-FUSE). */
+  onUnblock: (() => void) | undefined = undefined;
+  /** The readable controller's pull is waiting for the next backpressure change (FP-TS-PULL). */
+  pullWaiting = false;
 
   readableController(): DefaultControllerInternal {
     return this.readable.controller as DefaultControllerInternal;
@@ -141,7 +147,17 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms {
   /** TransformStreamDefaultSourcePullAlgorithm(stream). */
   pull(): AlgorithmResult {
     TransformStreamSetBackpressure(this, false);
-    return this.backpressureChangePromise!.promise;
+    // FP-TS-PULL: the pull completes when [[backpressureChangePromise]] is next resolved, signalled to the
+    // controller directly instead of through a promise only the controller would react to.
+    this.pullWaiting = true;
+    const unblock = this.onUnblock;
+    if (unblock !== undefined) {
+      // FP-FUSE: the pipe into the writable side held a chunk while backpressure was on; it writes it now,
+      // as the write algorithm waiting on the backpressure change would.
+      this.onUnblock = undefined;
+      unblock();
+    }
+    return PULL_PENDING;
   }
 
   /** TransformStreamDefaultSourceCancelAlgorithm(stream, reason). */
@@ -224,6 +240,8 @@ function InitializeTransformStream(
   stream.backpressure = undefined;
   stream.backpressureChangePromise = undefined;
   TransformStreamSetBackpressure(stream, true);
+  writable.gate = stream;
+  stream.readable.transform = stream;
 }
 
 /** TransformStreamError(stream, e). */
@@ -242,6 +260,10 @@ function TransformStreamErrorWritableAndUnblockWrite(stream: TransformStreamInte
 /** TransformStreamSetBackpressure(stream, backpressure). */
 function TransformStreamSetBackpressure(stream: TransformStreamInternal, backpressure: boolean): void {
   stream.backpressureChangePromise?.resolve();
+  if (stream.pullWaiting) {
+    stream.pullWaiting = false;
+    ReadableStreamDefaultControllerPullSettled(stream.readableController()); // FP-TS-PULL
+  }
   stream.backpressureChangePromise = new LazyPromise(); // FP-TS-SYNC: a promise only if someone waits
 
   stream.backpressure = backpressure;
@@ -250,6 +272,11 @@ function TransformStreamSetBackpressure(stream: TransformStreamInternal, backpre
 /** TransformStreamUnblockWrite(stream). */
 function TransformStreamUnblockWrite(stream: TransformStreamInternal): void {
   if (stream.backpressure) TransformStreamSetBackpressure(stream, false);
+  const unblock = stream.onUnblock;
+  if (unblock !== undefined) {
+    stream.onUnblock = undefined;
+    unblock();
+  }
 }
 
 /** TransformStreamDefaultControllerClearAlgorithms(controller). */

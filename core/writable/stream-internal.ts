@@ -82,6 +82,16 @@ export class WritableControllerInternal {
 }
 const abortFn = NativeAbortController.prototype.abort;
 
+/**
+ * A sink that can hold off a direct write for a while: a TransformStream while its readable side has
+ * backpressure (the spec's write algorithm would wait on [[backpressureChangePromise]]). `onUnblock` is
+ * called once when that backpressure clears. Fast path FP-FUSE (core/README.md).
+ */
+export interface DirectWriteGate {
+  backpressure: boolean | undefined;
+  onUnblock: (() => void) | undefined;
+}
+
 /** Internal state of a WritableStream (§5.2.2). */
 export class WritableStreamInternal {
   state: number = WRITABLE;
@@ -94,6 +104,10 @@ export class WritableStreamInternal {
   pendingAbortRequest: PendingAbortRequest | undefined = undefined;
   writeRequests: RingQueue<WriteRequest> = new RingQueue();
   backpressure = false;
+  /** Set by TransformStream on its writable side (FP-FUSE). */
+  gate: DirectWriteGate | undefined = undefined;
+  /** The pipe currently writing into this stream, for pipe-chain introspection. */
+  pipe: object | undefined = undefined;
 }
 
 export function IsWritableStreamLocked(stream: WritableStreamInternal): boolean {
@@ -412,11 +426,15 @@ function WritableStreamDefaultControllerProcessWrite(c: WritableControllerIntern
   uponAlgorithm(
     result,
     c.onWriteFulfilled ??= makeWriteFulfilled(c),
-    c.onWriteRejected ??= (reason: unknown) => {
-      if (c.stream.state === WRITABLE) WritableStreamDefaultControllerClearAlgorithms(c);
-      WritableStreamFinishInFlightWriteWithError(c.stream, reason);
-    },
+    c.onWriteRejected ??= makeWriteRejected(c),
   );
+}
+
+function makeWriteRejected(c: WritableControllerInternal): (reason: unknown) => void {
+  return (reason: unknown) => {
+    if (c.stream.state === WRITABLE) WritableStreamDefaultControllerClearAlgorithms(c);
+    WritableStreamFinishInFlightWriteWithError(c.stream, reason);
+  };
 }
 
 function makeWriteFulfilled(c: WritableControllerInternal): () => void {
@@ -489,4 +507,53 @@ export function WritableStreamDefaultWriterWriteInternal(
   }
   stream.writeRequests.push(request);
   WritableStreamDefaultControllerWrite(c, chunk, chunkSize);
+}
+
+/** Why WritableStreamWriteDirect could not hand a chunk to the sink right now. */
+export const DIRECT_OK = 0;
+/** The sink is a TransformStream whose readable side has backpressure: wait for `gate.onUnblock`. */
+export const DIRECT_GATED = 1;
+/** The write must take the spec path (not started, busy, queued writes, closing, errored, size()). */
+export const DIRECT_BUSY = 2;
+
+/**
+ * FP-FUSE: a pipe's write into an idle writable, handed to the sink at once. When the stream is writable and
+ * started, has no queued or in-flight operation, no size() strategy and no backpressure, the spec's
+ * WritableStreamDefaultWriterWrite would enqueue the chunk and process it immediately, so the sink sees the
+ * same call; if the sink returns synchronously the write completes synchronously, which only the pipe (the
+ * locked writer's owner) can observe. A promise result continues exactly as ProcessWrite does.
+ */
+export function WritableStreamWriteDirect(stream: WritableStreamInternal, chunk: unknown, request: WriteRequest): number {
+  const c = stream.controller;
+  if (
+    stream.state !== WRITABLE || !c.started || stream.inFlightWriteRequest !== undefined || c.queue.size !== 0 ||
+    c.hasSizeAlgorithm || stream.backpressure || stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined
+  ) {
+    return DIRECT_BUSY;
+  }
+  const gate = stream.gate;
+  if (gate !== undefined && gate.backpressure) return DIRECT_GATED;
+  stream.inFlightWriteRequest = request;
+  c.queue.push(chunk);
+  c.queueTotalSize++;
+  const result = c.algorithms!.write(chunk);
+  if (result === undefined) {
+    // Completed synchronously: WritableStreamFinishInFlightWrite, DequeueValue, AdvanceQueueIfNeeded. The
+    // backpressure flag never changed (the spec raises and lowers it around the write; only the pipe sees it).
+    stream.inFlightWriteRequest = undefined;
+    c.queue.shift();
+    c.queueTotalSize--;
+    request.resolve();
+    if (stream.state !== WRITABLE || c.queue.size !== 0) WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
+    return DIRECT_OK;
+  }
+  if (stream.closeRequest === undefined && stream.state === WRITABLE) {
+    WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
+  }
+  uponAlgorithm(
+    result,
+    c.onWriteFulfilled ??= makeWriteFulfilled(c),
+    c.onWriteRejected ??= makeWriteRejected(c),
+  );
+  return DIRECT_OK;
 }

@@ -1,0 +1,55 @@
+/**
+ * FP-PULL-TURN (core/README.md): a job that a pipe would queue as its own microtask while an underlying
+ * source's pull() is running synchronously (the write of a chunk that pull() enqueued) runs at the start of
+ * that pull's reaction job instead, which the spec queues when pull() returns. The job still runs after the
+ * producer's call has returned and after every job the producer queued, so it is never synchronous with
+ * enqueue(); one microtask per chunk is saved.
+ * @module
+ */
+import { queueMicrotask } from "../shared/primordials.ts";
+
+/** The part of a controller that collects the jobs of one pull turn. */
+export interface PullTurn {
+  /** Jobs deferred to this controller's next pull reaction, in order; allocated on first use. */
+  turnJobs: (() => void)[] | undefined;
+}
+
+/** The controller whose pull() is running synchronously right now, if any. */
+let active: PullTurn | undefined = undefined;
+
+/** Marks `turn` as running its pull(); returns the previous value for {@link EndPullTurn}. */
+export function BeginPullTurn(turn: PullTurn): PullTurn | undefined {
+  const outer = active;
+  active = turn;
+  return outer;
+}
+
+/** Ends the pull turn begun by {@link BeginPullTurn}. */
+export function EndPullTurn(outer: PullTurn | undefined): void {
+  active = outer;
+}
+
+/** Runs `job` in the reaction of the pull() running now, or in a microtask when no pull() is running. */
+export function DeferToPullReaction(job: () => void): void {
+  const turn = active;
+  if (turn === undefined) {
+    queueMicrotask(job);
+  } else {
+    (turn.turnJobs ??= []).push(job);
+  }
+}
+
+/** True when jobs wait for this controller's pull reaction. */
+export function HasPullTurnJobs(turn: PullTurn): boolean {
+  const jobs = turn.turnJobs;
+  return jobs !== undefined && jobs.length !== 0;
+}
+
+/** Runs (at the start of the pull reaction, or in a microtask of their own) the jobs deferred to `turn`. */
+export function RunPullTurnJobs(turn: PullTurn): void {
+  const jobs = turn.turnJobs;
+  if (jobs === undefined || jobs.length === 0) return;
+  // Index loop: a job may defer more jobs (they then run in this same pass, still in order).
+  for (let i = 0; i < jobs.length; i++) jobs[i]!();
+  jobs.length = 0;
+}

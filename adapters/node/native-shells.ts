@@ -8,6 +8,7 @@ import {
   ReadableStream,
   type ReadableByteStreamController,
   type ReadableStreamDefaultController,
+  type UnderlyingByteSource,
   WritableStream,
   type WritableStreamDefaultController,
 } from "../../mod.ts";
@@ -55,47 +56,63 @@ type NativeReader<R> = globalThis.ReadableStreamDefaultReader<R>;
  * One of our ReadableStreams reading from a native one. The native stream is locked only at the first
  * pull (so merely creating the shell, e.g. by reading `response.body`, does not use the body up).
  *
+ * Each pull makes one native `read()` and returns at once (no promise of ours per chunk); the chunk is
+ * enqueued when the native read fulfills. A consumer with several reads pending gets several native
+ * reads in flight, answered in order; nothing is read ahead beyond the shell's high-water mark of 0.
+ *
  * With `bytes`, the shell is a readable byte stream (BYOB readers work), for byte sources such as fetch
  * bodies; chunks that are not whole, unshared `Uint8Array` buffers are copied before being enqueued,
  * since enqueueing transfers the buffer.
  */
 export function readableShell<R>(native: globalThis.ReadableStream<R>, bytes: boolean): ReadableStream<R> {
   let reader: NativeReader<R> | undefined;
-  const getReader = (): NativeReader<R> => (reader ??= native.getReader());
-  const cancel = (reason: unknown): Promise<void> => (reader === undefined ? native.cancel(reason) : reader.cancel(reason));
-  if (bytes) {
-    return new ReadableStream({
-      type: "bytes",
-      pull(controller: ReadableByteStreamController) {
-        return getReader()
-          .read()
-          .then((result) => {
-            if (result.done) {
-              controller.close();
-              controller.byobRequest?.respond(0);
-              return;
-            }
-            const chunk = result.value as unknown;
-            controller.enqueue(ownedBytes(chunk));
-          });
-      },
-      cancel,
-    }, { highWaterMark: 0 }) as unknown as ReadableStream<R>;
-  }
-  return new ReadableStream<R>(
-    {
-      pull(controller: ReadableStreamDefaultController<R>) {
-        return getReader()
-          .read()
-          .then((result) => {
-            if (result.done) controller.close();
-            else controller.enqueue(result.value);
-          });
-      },
-      cancel,
+  // The shell's controller: a byte controller with `bytes`, a default one otherwise (both enqueue R).
+  let controller!: ShellController<R>;
+  // Set once the shell is closed, errored or cancelled: native results still in flight are dropped.
+  let done = false;
+  const onResult = (result: { done: boolean; value?: R }): void => {
+    if (done) return;
+    if (result.done) {
+      done = true;
+      controller.close();
+      if (bytes) (controller as ReadableByteStreamController).byobRequest?.respond(0);
+      return;
+    }
+    try {
+      controller.enqueue(bytes ? (ownedBytes(result.value) as R) : (result.value as R));
+    } catch (err) {
+      onError(err);
+    }
+  };
+  const onError = (err: unknown): void => {
+    if (done) return;
+    done = true;
+    controller.error(err);
+  };
+  const source = {
+    start(c: ShellController<R>): void {
+      controller = c;
     },
-    { highWaterMark: 0 },
-  );
+    pull(): void {
+      (reader ??= native.getReader()).read().then(onResult, onError);
+    },
+    cancel(reason: unknown): Promise<void> {
+      done = true;
+      return reader === undefined ? native.cancel(reason) : reader.cancel(reason);
+    },
+  };
+  if (bytes) {
+    const byteSource = { ...source, type: "bytes" as const } as unknown as UnderlyingByteSource;
+    return new ReadableStream(byteSource, { highWaterMark: 0 }) as unknown as ReadableStream<R>;
+  }
+  return new ReadableStream<R>(source, { highWaterMark: 0 });
+}
+
+/** The part of a default or byte controller the shell uses. */
+interface ShellController<R> {
+  enqueue(chunk: R): void;
+  close(): void;
+  error(e: unknown): void;
 }
 
 /** A Uint8Array that may be transferred: the chunk itself when it owns its whole buffer, else a copy. */

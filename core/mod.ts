@@ -17,6 +17,7 @@ export { TransformStream, TransformStreamDefaultController } from "./transform/t
 export { ByteLengthQueuingStrategy } from "./strategies/byte-length.ts";
 export { CountQueuingStrategy } from "./strategies/count.ts";
 export type * from "./types.ts";
+export { inspectPipeChain, type PipeChainReport, type PipeLinkMode, type PipeLinkReport } from "./readable/pipe-chain.ts";
 
 /** The ReadableStream constructor: a byte source gives a `ReadableStream<Uint8Array>`. */
 export interface ReadableStreamConstructor {

@@ -13,9 +13,12 @@ import {
   CLOSED as W_CLOSED,
   DIRECT_BUSY,
   DIRECT_OK,
+  DIRECT_PENDING,
+  DIRECT_WAIT,
   DIRECT_GATED,
   ERRORED as W_ERRORED,
   WRITABLE,
+  WritableStreamDirectWriteObstacle,
   WritableStreamWriteDirect,
   WritableStreamAbort,
   WritableStreamCloseQueuedOrInFlight,
@@ -81,7 +84,8 @@ class Pipe implements ReadRequest, WriteRequest {
   waiting = 0;
   waitFirst: unknown = undefined;
   waitSecond: unknown = undefined;
-  /** Introspection: writes handed straight to the sink, writes that took the spec path, and why. */
+  /** Introspection (pipe-chain.ts): writes handed straight to the sink, writes that took the spec path, why. */
+  active = true;
   directWrites = 0;
   specWrites = 0;
   fallback: string | undefined = undefined;
@@ -104,7 +108,6 @@ class Pipe implements ReadRequest, WriteRequest {
     this.preventCancel = preventCancel;
     this.signal = signal;
     dest.pipe = this;
-    if (dest.controller.hasSizeAlgorithm) this.fallback = "the destination's strategy has a size() function";
   }
 
   start(): void {
@@ -197,14 +200,14 @@ class Pipe implements ReadRequest, WriteRequest {
     if (this.waiting === 0 && this.dest.gate !== undefined) {
       // FP-FUSE: a chunk from the producer's enqueue() goes straight to an idle transform.
       const direct = WritableStreamWriteDirect(this.dest, chunk, this);
-      if (direct === DIRECT_OK) {
-        this.directWrites++;
+      if (direct === DIRECT_OK || direct === DIRECT_PENDING) {
+        this.countDirect(direct);
         this.pump();
         return;
       }
-      if (direct === DIRECT_GATED) {
+      if (direct === DIRECT_GATED || direct === DIRECT_WAIT) {
         this.wait(chunk);
-        this.dest.gate.onUnblock = this.flushBound;
+        this.holdFor(direct);
         return;
       }
     }
@@ -226,6 +229,16 @@ class Pipe implements ReadRequest, WriteRequest {
     }
   }
 
+  /**
+   * FP-FUSE: the spec's write would wait in the transform's writable queue (for its backpressure to clear,
+   * or behind earlier writes) while the pipe reads no further than the writer's desired size allows; the pipe
+   * keeps the chunk instead, reads no further, and writes it when the transform is ready for a direct write.
+   */
+  holdFor(direct: number): void {
+    if (direct === DIRECT_GATED) this.dest.gate!.onUnblock = this.flushBound;
+    else this.dest.onIdle = this.flushBound;
+  }
+
   /** Keeps a chunk the pipe read until its flush (at most two wait). */
   wait(chunk: unknown): void {
     if (this.waiting++ === 0) this.waitFirst = chunk;
@@ -235,17 +248,35 @@ class Pipe implements ReadRequest, WriteRequest {
   /** Writes a chunk the pipe has read: straight to an idle sink (FP-FUSE), else through the writer. */
   write(chunk: unknown): void {
     const direct = WritableStreamWriteDirect(this.dest, chunk, this);
+    if (direct === DIRECT_OK || direct === DIRECT_PENDING) {
+      this.countDirect(direct);
+    } else if (direct === DIRECT_GATED || (direct === DIRECT_WAIT && this.dest.gate !== undefined)) {
+      this.wait(chunk);
+      this.holdFor(direct);
+    } else {
+      this.specWrite(chunk);
+    }
+  }
+
+  /** Counts a write handed to the sink: fused when it completed synchronously, else it waits for a promise. */
+  countDirect(direct: number): void {
     if (direct === DIRECT_OK) {
       this.directWrites++;
-    } else if (direct === DIRECT_GATED) {
-      // FP-FUSE: the spec's write would wait in the transform's writable queue for its backpressure to clear,
-      // and the pipe would read no further; the pipe keeps the chunk instead and writes it then.
-      this.wait(chunk);
-      this.dest.gate!.onUnblock = this.flushBound;
     } else {
       this.specWrites++;
-      WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
+      this.fallback = "the destination's write() or transform() returned a promise";
     }
+  }
+
+  /** A write through the writer, as the spec makes it; the reason is kept for inspectPipeChain(). */
+  specWrite(chunk: unknown): void {
+    const dest = this.dest;
+    // Writes queued before the destination's start() finished are not counted: every pipe may make some.
+    if (dest.controller.started) {
+      this.specWrites++;
+      if (dest.state === WRITABLE) this.fallback = WritableStreamDirectWriteObstacle(dest);
+    }
+    WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
   }
 
   /**
@@ -261,17 +292,13 @@ class Pipe implements ReadRequest, WriteRequest {
         continue;
       }
       const direct = WritableStreamWriteDirect(this.dest, chunk, this);
-      if (direct === DIRECT_GATED) {
-        this.dest.gate!.onUnblock = this.flushBound;
+      if (direct === DIRECT_GATED || (direct === DIRECT_WAIT && this.dest.gate !== undefined)) {
+        this.holdFor(direct);
         return;
       }
       this.dropFirst();
-      if (direct === DIRECT_OK) {
-        this.directWrites++;
-      } else {
-        this.specWrites++;
-        WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
-      }
+      if (direct === DIRECT_OK || direct === DIRECT_PENDING) this.countDirect(direct);
+      else this.specWrite(chunk);
     }
     if (!this.shuttingDown) {
       if (this.writer.ready.state === PENDING) this.writer.onReady = this.pumpBound; // FP-PIPE-READY
@@ -290,13 +317,16 @@ class Pipe implements ReadRequest, WriteRequest {
    * have put them (chunks waiting for their microtask are written by it).
    */
   flushHeld(): void {
-    const gate = this.dest.gate;
-    if (this.waiting === 0 || gate === undefined || gate.onUnblock !== this.flushBound) return;
-    gate.onUnblock = undefined;
+    const dest = this.dest;
+    const gate = dest.gate;
+    if (this.waiting === 0 || gate === undefined) return;
+    if (gate.onUnblock === this.flushBound) gate.onUnblock = undefined;
+    else if (dest.onIdle === this.flushBound) dest.onIdle = undefined;
+    else return;
     while (this.waiting !== 0) {
       const chunk = this.waitFirst;
       this.dropFirst();
-      this.specWrites++;
+      // Not counted by inspectPipeChain(): at most two chunks, once, when the pipe stops.
       WritableStreamDefaultWriterWriteInternal(this.writer, chunk, this);
     }
   }
@@ -364,7 +394,7 @@ class Pipe implements ReadRequest, WriteRequest {
 
   finalize(isError: boolean, error: unknown): void {
     if (this.writer.onReady === this.pumpBound) this.writer.onReady = undefined;
-    if (this.dest.pipe === this) this.dest.pipe = undefined;
+    this.active = false;
     WritableStreamDefaultWriterRelease(this.writer);
     ReadableStreamReaderRelease(this.reader);
     if (this.signal !== undefined && this.abortListener !== undefined) {

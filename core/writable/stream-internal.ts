@@ -106,7 +106,9 @@ export class WritableStreamInternal {
   backpressure = false;
   /** Set by TransformStream on its writable side (FP-FUSE). */
   gate: DirectWriteGate | undefined = undefined;
-  /** The pipe currently writing into this stream, for pipe-chain introspection. */
+  /** Called once when the last queued or in-flight write completes (FP-FUSE, after DIRECT_WAIT). */
+  onIdle: (() => void) | undefined = undefined;
+  /** The last pipe that wrote into this stream, for pipe-chain introspection (core/readable/pipe-chain.ts). */
   pipe: object | undefined = undefined;
 }
 
@@ -446,6 +448,11 @@ function makeWriteFulfilled(c: WritableControllerInternal): () => void {
       WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
     }
     WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
+    const onIdle = stream.onIdle;
+    if (onIdle !== undefined && stream.inFlightWriteRequest === undefined && c.queue.size === 0) {
+      stream.onIdle = undefined;
+      onIdle(); // FP-FUSE
+    }
   };
 }
 
@@ -515,6 +522,13 @@ export const DIRECT_OK = 0;
 export const DIRECT_GATED = 1;
 /** The write must take the spec path (not started, busy, queued writes, closing, errored, size()). */
 export const DIRECT_BUSY = 2;
+/** The sink was called and returned a promise: the write goes on as the spec's ProcessWrite does. */
+export const DIRECT_PENDING = 3;
+/**
+ * Earlier writes are queued or in flight (nothing else stands in the way): a pipe into a transform waits
+ * for `onIdle` instead of queueing behind them, so that the link returns to direct writes.
+ */
+export const DIRECT_WAIT = 4;
 
 /**
  * FP-FUSE: a pipe's write into an idle writable, handed to the sink at once. When the stream is writable and
@@ -525,9 +539,13 @@ export const DIRECT_BUSY = 2;
  */
 export function WritableStreamWriteDirect(stream: WritableStreamInternal, chunk: unknown, request: WriteRequest): number {
   const c = stream.controller;
+  if (stream.inFlightWriteRequest !== undefined || c.queue.size !== 0) {
+    const idle = stream.state === WRITABLE && c.started && !c.hasSizeAlgorithm && stream.closeRequest === undefined;
+    return idle ? DIRECT_WAIT : DIRECT_BUSY;
+  }
   if (
-    stream.state !== WRITABLE || !c.started || stream.inFlightWriteRequest !== undefined || c.queue.size !== 0 ||
-    c.hasSizeAlgorithm || stream.backpressure || stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined
+    stream.state !== WRITABLE || !c.started || c.hasSizeAlgorithm || stream.backpressure ||
+    stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined
   ) {
     return DIRECT_BUSY;
   }
@@ -555,5 +573,20 @@ export function WritableStreamWriteDirect(stream: WritableStreamInternal, chunk:
     c.onWriteFulfilled ??= makeWriteFulfilled(c),
     c.onWriteRejected ??= makeWriteRejected(c),
   );
-  return DIRECT_OK;
+  return DIRECT_PENDING;
+}
+
+/** Why WritableStreamWriteDirect would not hand a chunk to the sink now, in words (pipe-chain introspection). */
+export function WritableStreamDirectWriteObstacle(stream: WritableStreamInternal): string {
+  const c = stream.controller;
+  if (c.hasSizeAlgorithm) return "the destination's queuing strategy has a size() function";
+  if (stream.state !== WRITABLE) return "the destination is erroring, errored or closed";
+  if (!c.started) return "the destination's start() has not finished";
+  if (stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined) return "the destination is closing";
+  if (stream.inFlightWriteRequest !== undefined) {
+    return "the destination's previous write (its sink's write() or transform()) returned a promise that has not settled";
+  }
+  if (c.queue.size !== 0 || stream.backpressure) return "earlier writes are queued at the destination";
+  if (stream.gate?.backpressure) return "the destination transform's readable side has backpressure";
+  return "the destination was busy";
 }

@@ -64,7 +64,11 @@ type NativeReader<R> = globalThis.ReadableStreamDefaultReader<R>;
  * bodies; chunks that are not whole, unshared `Uint8Array` buffers are copied before being enqueued,
  * since enqueueing transfers the buffer.
  */
-export function readableShell<R>(native: globalThis.ReadableStream<R>, bytes: boolean): ReadableStream<R> {
+export function readableShell<R>(
+  native: globalThis.ReadableStream<R>,
+  bytes: boolean,
+  onEnd?: ShellEnd,
+): ReadableStream<R> {
   let reader: NativeReader<R> | undefined;
   // The shell's controller: a byte controller with `bytes`, a default one otherwise (both enqueue R).
   let controller!: ShellController<R>;
@@ -76,6 +80,7 @@ export function readableShell<R>(native: globalThis.ReadableStream<R>, bytes: bo
       done = true;
       controller.close();
       if (bytes) (controller as ReadableByteStreamController).byobRequest?.respond(0);
+      onEnd?.(false, undefined);
       return;
     }
     try {
@@ -88,6 +93,7 @@ export function readableShell<R>(native: globalThis.ReadableStream<R>, bytes: bo
     if (done) return;
     done = true;
     controller.error(err);
+    onEnd?.(true, err);
   };
   const source = {
     start(c: ShellController<R>): void {
@@ -97,7 +103,9 @@ export function readableShell<R>(native: globalThis.ReadableStream<R>, bytes: bo
       (reader ??= native.getReader()).read().then(onResult, onError);
     },
     cancel(reason: unknown): Promise<void> {
+      const wasDone = done;
       done = true;
+      if (!wasDone) onEnd?.(false, undefined);
       return reader === undefined ? native.cancel(reason) : reader.cancel(reason);
     },
   };
@@ -106,6 +114,99 @@ export function readableShell<R>(native: globalThis.ReadableStream<R>, bytes: bo
     return new ReadableStream(byteSource, { highWaterMark: 0 }) as unknown as ReadableStream<R>;
   }
   return new ReadableStream<R>(source, { highWaterMark: 0 });
+}
+
+/** Called once when a shell closes, errors or is cancelled (`failed` and the error for an error). */
+export type ShellEnd = (failed: boolean, error: unknown) => void;
+
+/** What {@link bodyShell} keeps about one body shell. */
+interface BodyShellState {
+  native: globalThis.ReadableStream<Uint8Array>;
+  controller: ReadableByteStreamController;
+  /** pulled or cancelled: its native stream is no longer free to hand over */
+  touched: boolean;
+  /** its native stream was handed to a pipe (see takeBodyForPipe) */
+  handedOver: boolean;
+}
+
+const bodyShells = new WeakMap<object, BodyShellState>();
+
+/**
+ * The shell a native body (`Response.prototype.body` of a native stream) is seen through: a byte-stream
+ * shell like `readableShell(native, true)`, whose native stream can still be handed, whole, to a pipe
+ * as a default-stream shell while nothing has read it (see {@link takeBodyForPipe}).
+ */
+export function bodyShell(native: globalThis.ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  let reader: NativeReader<Uint8Array> | undefined;
+  let done = false;
+  const state = { native, touched: false, handedOver: false } as BodyShellState;
+  const onResult = (result: { done: boolean; value?: Uint8Array }): void => {
+    if (done) return;
+    const controller = state.controller;
+    if (result.done) {
+      done = true;
+      controller.close();
+      controller.byobRequest?.respond(0);
+      return;
+    }
+    try {
+      controller.enqueue(ownedBytes(result.value));
+    } catch (err) {
+      onError(err);
+    }
+  };
+  const onError = (err: unknown): void => {
+    if (done) return;
+    done = true;
+    state.controller.error(err);
+  };
+  const source = {
+    type: "bytes" as const,
+    start(controller: ReadableByteStreamController): void {
+      state.controller = controller;
+    },
+    pull(): void {
+      state.touched = true;
+      (reader ??= native.getReader()).read().then(onResult, onError);
+    },
+    cancel(reason: unknown): Promise<void> | undefined {
+      state.touched = true;
+      done = true;
+      // Handed over: the pipe's own shell owns (and cancels) the native stream.
+      if (state.handedOver) return undefined;
+      return reader === undefined ? native.cancel(reason) : reader.cancel(reason);
+    },
+  };
+  const stream = new ReadableStream(source as unknown as UnderlyingByteSource, { highWaterMark: 0 });
+  bodyShells.set(stream, state);
+  return stream as unknown as ReadableStream<Uint8Array>;
+}
+
+/**
+ * When `stream` is a body shell nothing has read or locked yet, and the pipe may cancel its source
+ * (`preventCancel` not set): locks the body shell (as the pipe would) and returns a default-stream
+ * shell of the same native stream for the pipe to read instead, so the pipe does not go through byte
+ * stream machinery per chunk. When that shell ends, the body shell ends the same way (closed, or errored
+ * with the same error) and is unlocked. Otherwise returns undefined and the pipe reads `stream` itself.
+ */
+export function takeBodyForPipe(stream: unknown, options: unknown): ReadableStream<Uint8Array> | undefined {
+  const state = bodyShells.get(stream as object);
+  if (state === undefined || state.touched || state.handedOver) return undefined;
+  const body = stream as ReadableStream<Uint8Array>;
+  if (body.locked) return undefined;
+  if (options !== undefined && (typeof options !== "object" || options === null)) return undefined;
+  if (options != null) {
+    const { preventCancel, signal } = options as { preventCancel?: unknown; signal?: unknown };
+    // Only options the pipe is sure to accept: a pipe that rejects them must leave the body untouched.
+    if (preventCancel || (signal !== undefined && !(signal instanceof AbortSignal))) return undefined;
+  }
+  state.handedOver = true;
+  const held = body.getReader();
+  return readableShell(state.native, false, (failed, error) => {
+    if (failed) state.controller.error(error);
+    else held.cancel().then(undefined, noop);
+    held.releaseLock();
+  });
 }
 
 /** The part of a default or byte controller the shell uses. */

@@ -18,7 +18,9 @@ import {
   isNativeWritable,
   isOurReadable,
   isOurWritable,
+  bodyShell,
   readableShell,
+  takeBodyForPipe,
   writableShell,
 } from "./native-shells.ts";
 import { type Deferred, deferred, noop } from "./shared.ts";
@@ -332,7 +334,7 @@ function patchBodies(s: PatchState): void {
         if (!isNativeReadable(stream)) return stream;
         let shell = shells.get(stream);
         if (shell === undefined) {
-          shell = readableShell(stream as globalThis.ReadableStream<Uint8Array>, true);
+          shell = bodyShell(stream as globalThis.ReadableStream<Uint8Array>);
           shells.set(stream, shell);
         }
         return shell;
@@ -357,12 +359,18 @@ function patchPipes(s: PatchState): void {
   const ourPipeTo = ourProto.pipeTo;
   const ourPipeThrough = ourProto.pipeThrough;
   // Our streams: native destinations are wrapped in shells.
+  // A native body not read yet is piped from a default-stream shell (see takeBodyForPipe).
   defineValue(s, ourProto, "pipeTo", function pipeTo(this: unknown, destination: unknown, options?: unknown) {
     const dest = isNativeWritable(destination) ? writableShell(destination) : destination;
-    return ourPipeTo.call(this, dest, options);
+    const writable = isOurWritable(dest) && !dest.locked;
+    const source = (writable && takeBodyForPipe(this, options)) || this;
+    return ourPipeTo.call(source, dest, options);
   });
   defineValue(s, ourProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
-    return ourPipeThrough.call(this, ourPair(transform), options);
+    const pair = ourPair(transform);
+    const writable = isPair(pair) && isOurWritable(pair.writable) && !pair.writable.locked && isOurReadable(pair.readable);
+    const source = (writable && takeBodyForPipe(this, options)) || this;
+    return ourPipeThrough.call(source, pair, options);
   });
 
   // Native streams: when the destination is ours, pipe from a shell of the native stream.

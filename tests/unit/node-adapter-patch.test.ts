@@ -417,6 +417,116 @@ nodeTest("pipes across the boundary propagate errors with identity", async () =>
   });
 });
 
+/** A Response over a native byte stream with the given parts; `hooks` sees the native cancel / error. */
+function nativeBodyResponse(parts: string[], hooks: { cancelled?: (r: unknown) => void; error?: unknown } = {}) {
+  let i = 0;
+  const native = new Native.ReadableStream({
+    type: "bytes",
+    pull(c: ReadableByteStreamController) {
+      if (i < parts.length) c.enqueue(enc.encode(parts[i++]!));
+      else if (hooks.error !== undefined) c.error(hooks.error);
+      else c.close();
+    },
+    cancel(reason: unknown) {
+      hooks.cancelled?.(reason);
+    },
+  });
+  return new Response(native as unknown as BodyInit);
+}
+
+nodeTest("a native body piped while untouched: same bytes, locked during the pipe, closed and used after", async () => {
+  await patched(async () => {
+    const response = nativeBodyResponse(["na", "tive ", "body"]);
+    const body = response.body as unknown as fuse.ReadableStream<Uint8Array>;
+    let text = "";
+    let lockedInside = false;
+    const piped = body
+      .pipeThrough(
+        new fuse.TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, c) {
+            lockedInside ||= body.locked;
+            c.enqueue(chunk);
+          },
+        }),
+      )
+      .pipeTo(new fuse.WritableStream({ write: (chunk) => void (text += dec.decode(chunk, { stream: true })) }));
+    assert.ok(body.locked, "the body is locked by the pipe");
+    await piped;
+    assert.is(text, "native body");
+    assert.ok(lockedInside);
+    assert.not.ok(body.locked, "unlocked once the pipe is done");
+    const reader = body.getReader();
+    assert.is(await reader.closed, undefined, "the body is closed");
+    assert.ok((await reader.read()).done);
+    assert.ok(response.bodyUsed);
+    // A body read once by a reader is no longer handed over: the pipe reads the byte shell itself.
+    const second = nativeBodyResponse(["a", "b", "c"]);
+    const body2 = second.body as unknown as fuse.ReadableStream<Uint8Array>;
+    const r2 = body2.getReader({ mode: "byob" });
+    const first = await r2.read(new Uint8Array(8));
+    assert.is(dec.decode(first.value), "a");
+    r2.releaseLock();
+    let rest = "";
+    await body2.pipeTo(new fuse.WritableStream({ write: (chunk) => void (rest += dec.decode(chunk)) }));
+    assert.is(rest, "bc");
+  });
+});
+
+nodeTest("a native body piped while untouched: errors and cancels keep their identity both ways", async () => {
+  await patched(async () => {
+    const boom = new Error("upstream failed");
+    const failing = nativeBodyResponse(["x"], { error: boom });
+    const body = failing.body as unknown as fuse.ReadableStream<Uint8Array>;
+    const err = await body.pipeTo(new fuse.WritableStream()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.is(err, boom, "the pipe rejects with the native body's error");
+    assert.is(await body.getReader().closed.then(() => undefined, (e: unknown) => e), boom, "the body is errored with it");
+
+    let cancelled: unknown;
+    const sinkError = new Error("sink failed");
+    const cancelledBody = nativeBodyResponse(["a", "b", "c", "d"], { cancelled: (r) => (cancelled = r) });
+    const body2 = cancelledBody.body as unknown as fuse.ReadableStream<Uint8Array>;
+    const err2 = await body2
+      .pipeTo(
+        new fuse.WritableStream({
+          write() {
+            throw sinkError;
+          },
+        }),
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    assert.is(err2, sinkError);
+    assert.is(cancelled, sinkError, "the native body was cancelled with the sink's error");
+    assert.ok((await body2.getReader().read()).done, "the body is closed after the cancel");
+
+    // preventCancel: the body is read by the pipe itself and stays readable after it.
+    const kept = nativeBodyResponse(["1", "2", "3"]);
+    const body3 = kept.body as unknown as fuse.ReadableStream<Uint8Array>;
+    const controller = new AbortController();
+    let seen = "";
+    await body3
+      .pipeTo(
+        new fuse.WritableStream({
+          write(chunk) {
+            seen += dec.decode(chunk);
+            controller.abort();
+          },
+        }),
+        { preventCancel: true, signal: controller.signal },
+      )
+      .catch(() => {});
+    const reader = body3.getReader();
+    let rest = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += dec.decode(r.value);
+    assert.is(seen + rest, "123", "nothing lost, nothing read twice");
+  });
+});
+
 nodeTest("node:stream Readable/Writable/Duplex fromWeb accept fusestreams streams; toWeb returns them", async () => {
   await patched(async () => {
     const readable = Readable.fromWeb(oursOf("from", "Web") as unknown as import("node:stream/web").ReadableStream);

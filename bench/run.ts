@@ -155,6 +155,7 @@ async function bundleForNode20(): Promise<string> {
       worker: join(ROOT, "bench", "worker.ts"),
       "scenarios/web": join(ROOT, "bench", "scenarios", "web.ts"),
       "scenarios/node": join(ROOT, "bench", "scenarios", "node.ts"),
+      "scenarios/node-adapter": join(ROOT, "bench", "scenarios", "node-adapter.ts"),
     },
     outdir,
     bundle: true,

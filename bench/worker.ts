@@ -23,6 +23,7 @@ import type { Bench, WebImpl } from "./scenarios/web.ts";
 
 type WebModule = typeof import("./scenarios/web.ts");
 type NodeModule = typeof import("./scenarios/node.ts");
+type AdapterModule = typeof import("./scenarios/node-adapter.ts");
 
 /** A benchmark as the measuring loop sees it. */
 interface Runnable {
@@ -38,6 +39,8 @@ interface Impl {
   /** this implementation's own instance of scenarios/web.ts */
   webModule?: WebModule;
   nodeModule?: NodeModule;
+  /** this implementation's own instance of scenarios/node-adapter.ts (Node adapter scenarios) */
+  adapterModule?: AdapterModule;
   /** why it takes no part on this runtime */
   skipped?: string;
 }
@@ -155,6 +158,11 @@ for (const name of config.impls) {
         throw new Error(`unknown implementation ${name}`);
     }
     if (impl.web) impl.webModule = await webModuleFor(name);
+    if (impl.web && name !== "control" && config.scenarios.some((id) => id.startsWith("node-"))) {
+      const url = new URL(`./scenarios/node-adapter${config.ext}?impl=${name}`, import.meta.url);
+      impl.adapterModule = (await import(url.href)) as AdapterModule;
+      await impl.adapterModule.load(config.oursUrl);
+    }
   } catch (error) {
     impl.skipped = `failed to load: ${describe(error)}`;
   }
@@ -182,6 +190,7 @@ send({
 const EMPTY: unknown[] = [];
 
 function buildFor(impl: Impl, scenario: Scenario, data: Data): Runnable | undefined {
+  if (scenario.group === 10) return impl.adapterModule?.build(scenario.id, data, NATIVE.ReadableStream);
   if (impl.webModule && impl.web) {
     const bench: Bench | undefined = impl.webModule.build(scenario.id, impl.web, data, SHARED);
     return bench;

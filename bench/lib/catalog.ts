@@ -234,6 +234,47 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
     node: "pipeline(Readable, 3x Transform) -> for await over the last",
   },
+  // 10: Node adapter (bench/scenarios/node-adapter.ts): global classes with each implementation's patch on
+  {
+    id: "node-response-forward",
+    group: 10,
+    title: "Response forwarding: native byte-stream body (new Response(native).body) -> 1 transform -> WritableStream",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "node-fetch-3",
+    group: 10,
+    title: "fetch() from a loopback http server (1 KiB res.write()s) -> 3 transforms -> WritableStream",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "node-response-text",
+    group: 10,
+    title: "new Response(ReadableStream (pull enqueues one chunk)).text()",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "node-file-http",
+    group: 10,
+    title: "fs.createReadStream (1 KiB reads) -> 3 transforms -> http.ServerResponse -> loopback client",
+    unit: "MB/s",
+    bytes: 1 * MiB,
+    ops: 0,
+  },
+  {
+    id: "node-react",
+    group: 10,
+    title: "React renderToReadableStream (react-dom/server, 1500-row table, ~100 KB) -> reader loop",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 1,
+  },
 ];
 
 /** The scenarios whose id or title contains `filter` (case-insensitive); all when `filter` is empty. */

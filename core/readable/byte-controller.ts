@@ -108,6 +108,7 @@ export class ByteControllerInternal implements ReadableControllerInternal, PullT
   onPullRejected: ((e: unknown) => void) | undefined = undefined;
   /** FP-PULL-TURN: jobs deferred to the next pull reaction, and their runner when pull() returned a promise. */
   turnJobs: (() => void)[] | undefined = undefined;
+  turnJobCount = 0;
   runTurnJobs: (() => void) | undefined = undefined;
 
   cancelSteps(reason: unknown): AlgorithmResult {
@@ -195,13 +196,23 @@ export function ReadableByteStreamControllerCallPullIfNeeded(c: ByteControllerIn
   if (result === undefined) {
     queueMicrotask(c.onPullFulfilled ??= makePullFulfilled(c)); // FP-SYNC-ALGO
   } else {
-    if (HasPullTurnJobs(c)) queueMicrotask(c.runTurnJobs ??= () => RunPullTurnJobs(c));
+    if (HasPullTurnJobs(c)) queueMicrotask(c.runTurnJobs ??= makeRunTurnJobs(c));
     PromisePrototypeThen(
       result,
       c.onPullFulfilled ??= makePullFulfilled(c),
-      c.onPullRejected ??= (e: unknown) => ReadableByteStreamControllerError(c, e),
+      c.onPullRejected ??= makePullRejected(c),
     );
   }
+}
+
+// Reactions are made once per controller by these factories: a closure created inside
+// CallPullIfNeeded would cost a context allocation on every call.
+function makePullRejected(c: ByteControllerInternal): (e: unknown) => void {
+  return (e: unknown) => ReadableByteStreamControllerError(c, e);
+}
+
+function makeRunTurnJobs(c: ByteControllerInternal): () => void {
+  return () => RunPullTurnJobs(c);
 }
 
 function makePullFulfilled(c: ByteControllerInternal): () => void {

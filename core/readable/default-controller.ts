@@ -53,6 +53,7 @@ export class DefaultControllerInternal implements ReadableControllerInternal, Pu
   onPullRejected: ((e: unknown) => void) | undefined = undefined;
   /** FP-PULL-TURN: jobs deferred to the next pull reaction, and their runner when pull() returned a promise. */
   turnJobs: (() => void)[] | undefined = undefined;
+  turnJobCount = 0;
   runTurnJobs: (() => void) | undefined = undefined;
 
   cancelSteps(reason: unknown): AlgorithmResult {
@@ -124,12 +125,12 @@ export function ReadableStreamDefaultControllerCallPullIfNeeded(c: DefaultContro
     return;
   }
   // The reaction waits for a promise: jobs deferred during pull() run in a microtask of their own.
-  if (HasPullTurnJobs(c)) queueMicrotask(c.runTurnJobs ??= () => RunPullTurnJobs(c));
+  if (HasPullTurnJobs(c)) queueMicrotask(c.runTurnJobs ??= makeRunTurnJobs(c));
   if (result !== PULL_PENDING) {
     PromisePrototypeThen(
       result,
       c.onPullFulfilled ??= makePullFulfilled(c),
-      c.onPullRejected ??= (e: unknown) => ReadableStreamDefaultControllerError(c, e),
+      c.onPullRejected ??= makePullRejected(c),
     );
   }
 }
@@ -140,6 +141,16 @@ export function ReadableStreamDefaultControllerCallPullIfNeeded(c: DefaultContro
  */
 export function ReadableStreamDefaultControllerPullSettled(c: DefaultControllerInternal): void {
   queueMicrotask(c.onPullFulfilled ??= makePullFulfilled(c));
+}
+
+// Reactions are made once per controller by these factories: a closure created inside
+// CallPullIfNeeded would cost a context allocation on every call.
+function makePullRejected(c: DefaultControllerInternal): (e: unknown) => void {
+  return (e: unknown) => ReadableStreamDefaultControllerError(c, e);
+}
+
+function makeRunTurnJobs(c: DefaultControllerInternal): () => void {
+  return () => RunPullTurnJobs(c);
 }
 
 function makePullFulfilled(c: DefaultControllerInternal): () => void {

@@ -33,6 +33,7 @@ import {
   CLOSED,
   ERRORED,
   READABLE,
+  ReadableStreamAddRequest,
   ReadableStreamCancel,
   type ReaderInternal,
   type ReadableStreamInternal,
@@ -200,7 +201,12 @@ class Pipe implements ReadRequest, WriteRequest {
     if (this.waiting === 0 && this.dest.gate !== undefined) {
       // FP-FUSE: a chunk from the producer's enqueue() goes straight to an idle transform.
       const direct = WritableStreamWriteDirect(this.dest, chunk, this);
-      if (direct === DIRECT_OK || direct === DIRECT_PENDING) {
+      if (direct === DIRECT_OK) {
+        this.directWrites++;
+        this.readFromEnqueue();
+        return;
+      }
+      if (direct === DIRECT_PENDING) {
         this.countDirect(direct);
         this.pump();
         return;
@@ -223,10 +229,28 @@ class Pipe implements ReadRequest, WriteRequest {
     // FP-PULL-TURN: from a transform's readable side, the next read is issued now rather than after the
     // write: the writer's desired size is still what it was when this read was issued, so the spec's pipe
     // may read on, and the transform sees no backpressure flip per chunk. At most one more chunk waits.
-    if (this.source.transform !== undefined && !this.shuttingDown && this.writer.ready.state === FULFILLED) {
-      this.reading = true;
-      ReadableStreamDefaultReaderRead(this.reader, this);
+    if (this.source.transform !== undefined) this.readFromEnqueue();
+  }
+
+  /**
+   * FP-FUSE: the next read, issued inside the producer's enqueue() that just handed this pipe a chunk. The
+   * source's queue was empty (the chunk went to this pipe's read request) and enqueue() calls
+   * ReadableStreamDefaultControllerCallPullIfNeeded next, so the read request is added without the pull check
+   * ReadableStreamDefaultReaderRead would make first: the same decision is made once, with the same state.
+   */
+  readFromEnqueue(): void {
+    if (this.shuttingDown || this.writer.ready.state !== FULFILLED) {
+      if (this.waiting === 0) this.pump(); // parks on writer.ready, or stops
+      return;
     }
+    const source = this.source;
+    const c = source.controller as { isByte: boolean; queue?: { size: number } };
+    if (source.state !== READABLE || c.isByte || (c.queue !== undefined && c.queue.size !== 0)) {
+      if (this.waiting === 0) this.pump();
+      return;
+    }
+    this.reading = true;
+    ReadableStreamAddRequest(source, this);
   }
 
   /**

@@ -12,6 +12,8 @@ import { queueMicrotask } from "../shared/primordials.ts";
 export interface PullTurn {
   /** Jobs deferred to this controller's next pull reaction, in order; allocated on first use. */
   turnJobs: (() => void)[] | undefined;
+  /** How many of `turnJobs` are set (the array is reused, never shrunk: no allocation per turn). */
+  turnJobCount: number;
 }
 
 /** The controller whose pull() is running synchronously right now, if any. */
@@ -35,21 +37,24 @@ export function DeferToPullReaction(job: () => void): void {
   if (turn === undefined) {
     queueMicrotask(job);
   } else {
-    (turn.turnJobs ??= []).push(job);
+    (turn.turnJobs ??= [])[turn.turnJobCount++] = job;
   }
 }
 
 /** True when jobs wait for this controller's pull reaction. */
 export function HasPullTurnJobs(turn: PullTurn): boolean {
-  const jobs = turn.turnJobs;
-  return jobs !== undefined && jobs.length !== 0;
+  return turn.turnJobCount !== 0;
 }
 
 /** Runs (at the start of the pull reaction, or in a microtask of their own) the jobs deferred to `turn`. */
 export function RunPullTurnJobs(turn: PullTurn): void {
-  const jobs = turn.turnJobs;
-  if (jobs === undefined || jobs.length === 0) return;
+  if (turn.turnJobCount === 0) return;
+  const jobs = turn.turnJobs!;
   // Index loop: a job may defer more jobs (they then run in this same pass, still in order).
-  for (let i = 0; i < jobs.length; i++) jobs[i]!();
-  jobs.length = 0;
+  for (let i = 0; i < turn.turnJobCount; i++) {
+    const job = jobs[i]!;
+    jobs[i] = undefined!;
+    job();
+  }
+  turn.turnJobCount = 0;
 }

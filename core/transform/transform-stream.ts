@@ -79,15 +79,9 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
 
   /** TransformStreamDefaultSinkWriteAlgorithm(stream, chunk). */
   write(chunk: unknown): AlgorithmResult {
-    const controller = this.controller;
-    if (this.backpressure) {
-      return PromisePrototypeThen(this.backpressureChangePromise!.promise, () => {
-        const writable = this.writable;
-        if (writable.state === ERRORING) throw writable.storedError;
-        return TransformStreamDefaultControllerPerformTransform(controller, chunk);
-      });
-    }
-    return TransformStreamDefaultControllerPerformTransform(controller, chunk);
+    // The waiting branch lives in its own function: a closure here would cost a context per chunk.
+    if (this.backpressure) return TransformStreamWriteAfterBackpressureChange(this, chunk);
+    return TransformStreamDefaultControllerPerformTransform(this.controller, chunk);
   }
 
   /** TransformStreamDefaultSinkAbortAlgorithm(stream, reason). */
@@ -199,6 +193,7 @@ class TransformControllerInternal {
   cancelFn: Function | undefined = undefined;
   cleared = false;
   pub!: TransformStreamDefaultController;
+  onTransformRejected: ((r: unknown) => never) | undefined = undefined;
 
   transformAlgorithm(chunk: unknown): AlgorithmResult {
     const fn = this.transformFn;
@@ -309,9 +304,22 @@ function TransformStreamDefaultControllerPerformTransform(c: TransformController
   const transformPromise = c.cleared ? undefined : c.transformAlgorithm(chunk);
   // FP-TS-SYNC: a transform that returned synchronously has nothing to react to.
   if (transformPromise === undefined) return undefined;
-  return PromisePrototypeThen(transformPromise, undefined, (r: unknown) => {
+  return PromisePrototypeThen(transformPromise, undefined, c.onTransformRejected ??= makeTransformRejected(c));
+}
+
+function makeTransformRejected(c: TransformControllerInternal): (r: unknown) => never {
+  return (r: unknown) => {
     TransformStreamError(c.stream, r);
     throw r;
+  };
+}
+
+/** The rest of TransformStreamDefaultSinkWriteAlgorithm when [[backpressure]] is true. */
+function TransformStreamWriteAfterBackpressureChange(stream: TransformStreamInternal, chunk: unknown): Promise<unknown> {
+  return PromisePrototypeThen(stream.backpressureChangePromise!.promise, () => {
+    const writable = stream.writable;
+    if (writable.state === ERRORING) throw writable.storedError;
+    return TransformStreamDefaultControllerPerformTransform(stream.controller, chunk);
   });
 }
 

@@ -11,18 +11,26 @@ import { chunkSize, prematureClose } from "./shared.ts";
 export interface FromNodeReadableOptions {
   /**
    * High-water mark of the web stream's queue: bytes for a byte-mode Readable (strings count their
-   * length), chunks for an object-mode one. Defaults to the Readable's `readableHighWaterMark`.
+   * length), chunks for an object-mode one. Defaults to the Readable's `readableHighWaterMark`, and for
+   * a byte-mode Readable to at least 16 KiB.
    */
   highWaterMark?: number;
 }
+
+/**
+ * The smallest default high-water mark (bytes) of a byte-mode Readable's web stream: a Readable with a
+ * small buffer (such as `fs.createReadStream(path, { highWaterMark: 1024 })`) would otherwise be paused
+ * and resumed for every chunk, which costs more than the chunk itself.
+ */
+const MIN_BYTE_HIGH_WATER_MARK = 16 * 1024;
 
 /**
  * Wraps a Node.js Readable (`node:stream`, `fs.createReadStream`, an HTTP request, a socket, ...) in a
  * fusestreams {@link ReadableStream}.
  *
  * - Backpressure: the Readable flows only while the web stream's queue is below its high-water mark
- *   (in bytes for byte-mode Readables), and is paused otherwise, so at most the two high-water marks
- *   plus one chunk are buffered.
+ *   (in bytes for byte-mode Readables; at least 16 KiB unless given), and is paused otherwise, so at
+ *   most the two high-water marks plus one chunk are buffered.
  * - Chunks are passed through as they are (Buffers, or strings after `setEncoding()`, or any value in
  *   object mode); nothing is copied.
  * - An `'error'` on the Readable errors the web stream with the same error object; a Readable destroyed
@@ -47,7 +55,9 @@ export function fromNodeReadable<R = Uint8Array>(
   options: FromNodeReadableOptions = {},
 ): ReadableStream<R> {
   const objectMode = readable.readableObjectMode;
-  const highWaterMark = options.highWaterMark ?? readable.readableHighWaterMark;
+  const highWaterMark =
+    options.highWaterMark ??
+    (objectMode ? readable.readableHighWaterMark : Math.max(readable.readableHighWaterMark, MIN_BYTE_HIGH_WATER_MARK));
   let controller!: ReadableStreamDefaultController<R>;
   // Set once the web stream is closed, errored or cancelled: later Node events are ignored.
   let done = false;

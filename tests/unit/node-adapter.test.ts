@@ -132,6 +132,40 @@ test("fromNodeReadable: a slow consumer keeps the buffered bytes bounded", async
   assert.ok(readable.destroyed, "cancel destroyed the Readable");
 });
 
+test("fromNodeReadable: the default high-water mark is the Readable's, at least 16 KiB for bytes", async () => {
+  // A 1 KiB Readable and nobody reading: the web queue fills to 16 KiB (not 1 KiB), then stops.
+  const small = endlessReadable(1024, 1024);
+  const stream = fromNodeReadable(small.readable);
+  const reader = stream.getReader();
+  await delay(30);
+  const produced = small.produced();
+  assert.ok(produced >= 16 * 1024, `${produced} bytes produced`);
+  assert.ok(produced <= 16 * 1024 + 1024 + 2 * 1024, `${produced} bytes produced, bound ${16 * 1024 + 3 * 1024}`);
+  await reader.cancel();
+
+  // A 64 KiB Readable keeps its own high-water mark.
+  const big = endlessReadable(1024, 64 * 1024);
+  const bigReader = fromNodeReadable(big.readable).getReader();
+  await delay(30);
+  assert.ok(big.produced() >= 64 * 1024, `${big.produced()} bytes produced`);
+  assert.ok(big.produced() <= 2 * 64 * 1024 + 2 * 1024, `${big.produced()} bytes produced`);
+  await bigReader.cancel();
+
+  // Object mode: the Readable's high-water mark in chunks.
+  let objects = 0;
+  const objectReadable = new Readable({
+    objectMode: true,
+    highWaterMark: 4,
+    read() {
+      this.push({ n: objects++ });
+    },
+  });
+  const objectReader = fromNodeReadable(objectReadable).getReader();
+  await delay(30);
+  assert.ok(objects >= 4 && objects <= 4 + 4 + 2, `${objects} objects produced`);
+  await objectReader.cancel();
+});
+
 test("fromNodeReadable: an 'error' errors the stream with the same error object", async () => {
   const readable = new Readable({ read() {} });
   const stream = fromNodeReadable(readable);

@@ -552,19 +552,19 @@ export function WritableStreamWriteDirect(stream: WritableStreamInternal, chunk:
   const gate = stream.gate;
   if (gate !== undefined && gate.backpressure) return DIRECT_GATED;
   stream.inFlightWriteRequest = request;
-  c.queue.push(chunk);
-  c.queueTotalSize++;
+  // The chunk joins [[queue]] only if the write does not complete synchronously: nothing reads the queue of a
+  // writable whose writer is the pipe's while its one write is in flight (erroring waits for the write).
   const result = c.algorithms!.write(chunk);
   if (result === undefined) {
     // Completed synchronously: WritableStreamFinishInFlightWrite, DequeueValue, AdvanceQueueIfNeeded. The
     // backpressure flag never changed (the spec raises and lowers it around the write; only the pipe sees it).
     stream.inFlightWriteRequest = undefined;
-    c.queue.shift();
-    c.queueTotalSize--;
     request.resolve();
     if (stream.state !== WRITABLE || c.queue.size !== 0) WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
     return DIRECT_OK;
   }
+  c.queue.push(chunk);
+  c.queueTotalSize++;
   if (stream.closeRequest === undefined && stream.state === WRITABLE) {
     WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
   }

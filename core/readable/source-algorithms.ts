@@ -4,7 +4,7 @@
  * TransformStream, ReadableStream.from) implement the same interface directly.
  * @module
  */
-import { invokePromiseCallback, type AlgorithmResult } from "../shared/promise.ts";
+import { invokePromiseCallback, REUSE_ARGUMENT_LISTS, type AlgorithmResult } from "../shared/promise.ts";
 
 /**
  * What an internal pull algorithm returns instead of a promise when it will report completion itself, with
@@ -25,6 +25,7 @@ export class UnderlyingSourceAlgorithms implements SourceAlgorithms {
   readonly #pull: Function | undefined;
   readonly #cancel: Function | undefined;
   readonly #controller: object;
+  #pullArgs: unknown[] | undefined = undefined;
 
   constructor(source: unknown, pull: Function | undefined, cancel: Function | undefined, controller: object) {
     this.#source = source;
@@ -36,7 +37,8 @@ export class UnderlyingSourceAlgorithms implements SourceAlgorithms {
   pull(): AlgorithmResult {
     const pull = this.#pull;
     if (pull === undefined) return undefined;
-    return invokePromiseCallback(pull, this.#source, [this.#controller]);
+    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback(pull, this.#source, [this.#controller]);
+    return invokePromiseCallback(pull, this.#source, this.#pullArgs ??= [this.#controller]);
   }
 
   cancel(reason: unknown): AlgorithmResult {

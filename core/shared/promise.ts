@@ -153,6 +153,15 @@ export function algorithmToPromise(result: AlgorithmResult): Promise<unknown> {
 }
 
 /**
+ * Whether hot paths reuse one argument list per callback instead of writing a literal at each Reflect.apply:
+ * JavaScriptCore (Bun) allocates the literal on every call, V8 removes it (escape analysis) and runs the reused
+ * list slower. Told apart by the own `line` property JavaScriptCore gives every Error. Reflect.apply copies the
+ * list into the call, so reuse is unobservable either way.
+ */
+const ReflectGetOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
+export const REUSE_ARGUMENT_LISTS: boolean = typeof ReflectGetOwnPropertyDescriptor(new Error("probe"), "line")?.value === "number";
+
+/**
  * Invokes a user callback as WebIDL does for a callback returning a promise: the result is
  * "a promise resolved with" the return value, and a throw becomes a rejected promise. Returns
  * `undefined` (FP-SYNC-ALGO) when the callback returned undefined synchronously.

@@ -4,7 +4,7 @@
  */
 import { defineInterface } from "../shared/interface.ts";
 import { NativePromise, PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply } from "../shared/primordials.ts";
-import { algorithmToPromise, invokePromiseCallback, LazyPromise, newDeferred, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import { algorithmToPromise, invokePromiseCallback, LazyPromise, REUSE_ARGUMENT_LISTS, newDeferred, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
 import { convertCallback, isObject, rangeError, typeError } from "../shared/webidl.ts";
 import { convertQueuingStrategy, ExtractHighWaterMark, ExtractSizeAlgorithm, type SizeAlgorithm } from "../strategies/extract.ts";
 import type { QueuingStrategy, Transformer } from "../types.ts";
@@ -194,6 +194,7 @@ class TransformControllerInternal {
   cleared = false;
   pub!: TransformStreamDefaultController;
   onTransformRejected: ((r: unknown) => never) | undefined = undefined;
+  transformArgs: unknown[] | undefined = undefined;
 
   transformAlgorithm(chunk: unknown): AlgorithmResult {
     const fn = this.transformFn;
@@ -205,7 +206,12 @@ class TransformControllerInternal {
       }
       return undefined;
     }
-    return invokePromiseCallback(fn, this.transformer, [chunk, this.pub]);
+    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback(fn, this.transformer, [chunk, this.pub]);
+    const args = this.transformArgs ??= [undefined, this.pub];
+    args[0] = chunk;
+    const result = invokePromiseCallback(fn, this.transformer, args);
+    args[0] = undefined;
+    return result;
   }
 
   flushAlgorithm(): AlgorithmResult {

@@ -4,7 +4,7 @@
  */
 import { defineInterface } from "../shared/interface.ts";
 import { ReflectApply } from "../shared/primordials.ts";
-import { invokePromiseCallback, type AlgorithmResult } from "../shared/promise.ts";
+import { invokePromiseCallback, REUSE_ARGUMENT_LISTS, type AlgorithmResult } from "../shared/promise.ts";
 import { typeError } from "../shared/webidl.ts";
 import type { SizeAlgorithm } from "../strategies/extract.ts";
 import {
@@ -30,6 +30,7 @@ class UnderlyingSinkAlgorithms implements SinkAlgorithms {
   readonly #close: Function | undefined;
   readonly #abort: Function | undefined;
   readonly #controller: object;
+  #writeArgs: unknown[] | undefined = undefined;
   constructor(sink: unknown, dict: UnderlyingSinkRecord, controller: object) {
     this.#sink = sink;
     this.#write = dict.write;
@@ -39,7 +40,13 @@ class UnderlyingSinkAlgorithms implements SinkAlgorithms {
   }
   write(chunk: unknown): AlgorithmResult {
     const fn = this.#write;
-    return fn === undefined ? undefined : invokePromiseCallback(fn, this.#sink, [chunk, this.#controller]);
+    if (fn === undefined) return undefined;
+    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback(fn, this.#sink, [chunk, this.#controller]);
+    const args = this.#writeArgs ??= [undefined, this.#controller];
+    args[0] = chunk;
+    const result = invokePromiseCallback(fn, this.#sink, args);
+    args[0] = undefined;
+    return result;
   }
   close(): AlgorithmResult {
     const fn = this.#close;

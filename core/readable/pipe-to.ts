@@ -20,6 +20,7 @@ import {
   WRITABLE,
   WritableStreamDirectWriteObstacle,
   WritableStreamWriteDirect,
+  WritableStreamWriteWouldFill,
   WritableStreamAbort,
   WritableStreamCloseQueuedOrInFlight,
   WritableStreamDefaultWriterWriteInternal,
@@ -211,7 +212,7 @@ class Pipe implements ReadRequest, WriteRequest {
         this.pump();
         return;
       }
-      if (direct === DIRECT_GATED || direct === DIRECT_WAIT) {
+      if (direct === DIRECT_GATED || (direct === DIRECT_WAIT && WritableStreamWriteWouldFill(this.dest))) {
         this.wait(chunk);
         this.holdFor(direct);
         return;
@@ -255,12 +256,14 @@ class Pipe implements ReadRequest, WriteRequest {
 
   /**
    * FP-FUSE: the spec's write would wait in the transform's writable queue (for its backpressure to clear,
-   * or behind earlier writes) while the pipe reads no further than the writer's desired size allows; the pipe
-   * keeps the chunk instead, reads no further, and writes it when the transform is ready for a direct write.
+   * or behind earlier writes that fill the queue to its high-water mark), after which the spec's pipe reads
+   * no further; the pipe keeps the chunk instead, reads no further either, and writes it when the transform
+   * is ready for a direct write. With room left in the queue the chunk is written as the spec writes it, so
+   * the pipe reads exactly as far ahead as the spec's (which decides what a source error discards).
    */
   holdFor(direct: number): void {
     if (direct === DIRECT_GATED) this.dest.gate!.onUnblock = this.flushBound;
-    else this.dest.onIdle = this.flushBound;
+    else this.dest.onWriteDone = this.flushBound;
   }
 
   /** Keeps a chunk the pipe read until its flush (at most two wait). */
@@ -274,7 +277,7 @@ class Pipe implements ReadRequest, WriteRequest {
     const direct = WritableStreamWriteDirect(this.dest, chunk, this);
     if (direct === DIRECT_OK || direct === DIRECT_PENDING) {
       this.countDirect(direct);
-    } else if (direct === DIRECT_GATED || (direct === DIRECT_WAIT && this.dest.gate !== undefined)) {
+    } else if (direct === DIRECT_GATED || (direct === DIRECT_WAIT && this.dest.gate !== undefined && WritableStreamWriteWouldFill(this.dest))) {
       this.wait(chunk);
       this.holdFor(direct);
     } else {
@@ -316,7 +319,7 @@ class Pipe implements ReadRequest, WriteRequest {
         continue;
       }
       const direct = WritableStreamWriteDirect(this.dest, chunk, this);
-      if (direct === DIRECT_GATED || (direct === DIRECT_WAIT && this.dest.gate !== undefined)) {
+      if (direct === DIRECT_GATED || (direct === DIRECT_WAIT && this.dest.gate !== undefined && WritableStreamWriteWouldFill(this.dest))) {
         this.holdFor(direct);
         return;
       }
@@ -345,7 +348,7 @@ class Pipe implements ReadRequest, WriteRequest {
     const gate = dest.gate;
     if (this.waiting === 0 || gate === undefined) return;
     if (gate.onUnblock === this.flushBound) gate.onUnblock = undefined;
-    else if (dest.onIdle === this.flushBound) dest.onIdle = undefined;
+    else if (dest.onWriteDone === this.flushBound) dest.onWriteDone = undefined;
     else return;
     while (this.waiting !== 0) {
       const chunk = this.waitFirst;

@@ -106,8 +106,8 @@ export class WritableStreamInternal {
   backpressure = false;
   /** Set by TransformStream on its writable side (FP-FUSE). */
   gate: DirectWriteGate | undefined = undefined;
-  /** Called once when the last queued or in-flight write completes (FP-FUSE, after DIRECT_WAIT). */
-  onIdle: (() => void) | undefined = undefined;
+  /** Called once when the next queued or in-flight write completes (FP-FUSE, after DIRECT_WAIT). */
+  onWriteDone: (() => void) | undefined = undefined;
   /** The last pipe that wrote into this stream, for pipe-chain introspection (core/readable/pipe-chain.ts). */
   pipe: object | undefined = undefined;
 }
@@ -425,11 +425,22 @@ function WritableStreamDefaultControllerProcessWrite(c: WritableControllerIntern
   const stream = c.stream;
   stream.inFlightWriteRequest = stream.writeRequests.shift();
   const result = c.algorithms!.write(chunk);
+  if (result === undefined && stream.gate !== undefined && (stream.pipe as PipeState | undefined)?.active === true) {
+    // FP-FUSE: a transform fed by one of our pipes finished a queued chunk synchronously; only the pipe (the
+    // writer's owner) sees the write complete, so it completes now and the queue drains back to direct writes.
+    (c.onWriteFulfilled ??= makeWriteFulfilled(c))();
+    return;
+  }
   uponAlgorithm(
     result,
     c.onWriteFulfilled ??= makeWriteFulfilled(c),
     c.onWriteRejected ??= makeWriteRejected(c),
   );
+}
+
+/** What this module reads of the pipe (readable/pipe-to.ts) recorded in `pipe`. */
+interface PipeState {
+  readonly active: boolean;
 }
 
 function makeWriteRejected(c: WritableControllerInternal): (reason: unknown) => void {
@@ -448,10 +459,10 @@ function makeWriteFulfilled(c: WritableControllerInternal): () => void {
       WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
     }
     WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
-    const onIdle = stream.onIdle;
-    if (onIdle !== undefined && stream.inFlightWriteRequest === undefined && c.queue.size === 0) {
-      stream.onIdle = undefined;
-      onIdle(); // FP-FUSE
+    const onWriteDone = stream.onWriteDone;
+    if (onWriteDone !== undefined) {
+      stream.onWriteDone = undefined;
+      onWriteDone(); // FP-FUSE
     }
   };
 }
@@ -526,7 +537,7 @@ export const DIRECT_BUSY = 2;
 export const DIRECT_PENDING = 3;
 /**
  * Earlier writes are queued or in flight (nothing else stands in the way): a pipe into a transform waits
- * for `onIdle` instead of queueing behind them, so that the link returns to direct writes.
+ * for `onWriteDone` instead of queueing behind them when that would fill the queue to its high-water mark.
  */
 export const DIRECT_WAIT = 4;
 
@@ -589,4 +600,10 @@ export function WritableStreamDirectWriteObstacle(stream: WritableStreamInternal
   if (c.queue.size !== 0 || stream.backpressure) return "earlier writes are queued at the destination";
   if (stream.gate?.backpressure) return "the destination transform's readable side has backpressure";
   return "the destination was busy";
+}
+
+/** After DIRECT_WAIT: whether queueing one more chunk (of size 1: no size() here) leaves no desired size. */
+export function WritableStreamWriteWouldFill(stream: WritableStreamInternal): boolean {
+  const c = stream.controller;
+  return c.strategyHWM - c.queueTotalSize - 1 <= 0;
 }

@@ -212,9 +212,16 @@ class Pipe implements ReadRequest, WriteRequest {
         this.pump();
         return;
       }
-      if (direct === DIRECT_GATED || (direct === DIRECT_WAIT && WritableStreamWriteWouldFill(this.dest))) {
-        this.wait(chunk);
-        this.holdFor(direct);
+      if (direct === DIRECT_GATED || direct === DIRECT_WAIT) {
+        if (WritableStreamWriteWouldFill(this.dest)) {
+          this.wait(chunk);
+          this.holdFor(direct);
+        } else {
+          // Room left in the writable queue: queued as the spec queues it (the transform's write algorithm
+          // waits for its backpressure or for the writes ahead; no user code runs here), and the pipe reads on.
+          this.specWrite(chunk);
+          this.readFromEnqueue();
+        }
         return;
       }
     }
@@ -266,6 +273,12 @@ class Pipe implements ReadRequest, WriteRequest {
     else this.dest.onWriteDone = this.flushBound;
   }
 
+  /** Whether a chunk WriteDirect could not hand over waits in the pipe (holdFor) rather than in the writer queue. */
+  shouldHold(direct: number): boolean {
+    return (direct === DIRECT_GATED || (direct === DIRECT_WAIT && this.dest.gate !== undefined)) &&
+      WritableStreamWriteWouldFill(this.dest);
+  }
+
   /** Keeps a chunk the pipe read until its flush (at most two wait). */
   wait(chunk: unknown): void {
     if (this.waiting++ === 0) this.waitFirst = chunk;
@@ -277,7 +290,7 @@ class Pipe implements ReadRequest, WriteRequest {
     const direct = WritableStreamWriteDirect(this.dest, chunk, this);
     if (direct === DIRECT_OK || direct === DIRECT_PENDING) {
       this.countDirect(direct);
-    } else if (direct === DIRECT_GATED || (direct === DIRECT_WAIT && this.dest.gate !== undefined && WritableStreamWriteWouldFill(this.dest))) {
+    } else if (this.shouldHold(direct)) {
       this.wait(chunk);
       this.holdFor(direct);
     } else {
@@ -319,7 +332,7 @@ class Pipe implements ReadRequest, WriteRequest {
         continue;
       }
       const direct = WritableStreamWriteDirect(this.dest, chunk, this);
-      if (direct === DIRECT_GATED || (direct === DIRECT_WAIT && this.dest.gate !== undefined && WritableStreamWriteWouldFill(this.dest))) {
+      if (this.shouldHold(direct)) {
         this.holdFor(direct);
         return;
       }

@@ -155,6 +155,12 @@ function makeRunTurnJobs(c: DefaultControllerInternal): () => void {
 
 function makePullFulfilled(c: DefaultControllerInternal): () => void {
   return () => {
+    if (!c.started) {
+      // The reaction to start(): pull() cannot have run yet.
+      c.started = true;
+      ReadableStreamDefaultControllerCallPullIfNeeded(c);
+      return;
+    }
     RunPullTurnJobs(c); // FP-PULL-TURN
     c.pulling = false;
     if (c.pullAgain) {
@@ -265,14 +271,12 @@ export function SetUpReadableStreamDefaultController(
   c.algorithms = algorithms;
   stream.controller = c;
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
-  const onStart = (): void => {
-    c.started = true;
-    ReadableStreamDefaultControllerCallPullIfNeeded(c);
-  };
+  // The start reaction is the controller's pull reaction (it sees `started` false): one closure per stream.
+  const onStart = c.onPullFulfilled = makePullFulfilled(c);
   if (startResult === undefined) {
     queueMicrotask(onStart); // FP-SYNC-ALGO
   } else {
-    PromisePrototypeThen(promiseResolvedWith(startResult), onStart, (r: unknown) => ReadableStreamDefaultControllerError(c, r));
+    PromisePrototypeThen(promiseResolvedWith(startResult), onStart, c.onPullRejected = makePullRejected(c));
   }
 }
 

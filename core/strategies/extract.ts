@@ -44,7 +44,11 @@ export function ExtractHighWaterMark(strategy: StrategyRecord, defaultHWM: numbe
  */
 export function ExtractSizeAlgorithm(strategy: StrategyRecord): SizeAlgorithm | undefined {
   const size = strategy.size;
-  if (size === undefined) return undefined;
+  return size === undefined ? undefined : makeSizeAlgorithm(size);
+}
+
+// The closure is made here, not in ExtractSizeAlgorithm: a closure there would cost every stream a context.
+function makeSizeAlgorithm(size: Function): SizeAlgorithm {
   return (chunk: unknown): number => convertUnrestrictedDouble(ReflectApply(size, undefined, [chunk]));
 }
 

@@ -4,7 +4,7 @@
  * @module
  */
 import { LazyPromise, newDeferred, PENDING, promiseResolvedWith, uponAlgorithm, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
-import { NativeAbortController, PromiseReject, PromiseResolve, ReflectApply } from "../shared/primordials.ts";
+import { NativeAbortController, PromisePrototypeThen, PromiseReject, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { typeError } from "../shared/webidl.ts";
 import type { SizeAlgorithm } from "../strategies/extract.ts";
@@ -484,17 +484,23 @@ export function SetUpWritableStreamDefaultController(
   c.algorithms = algorithms;
   WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
-  uponAlgorithm(
-    startResult === undefined ? undefined : promiseResolvedWith(startResult),
-    () => {
-      c.started = true;
-      WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
-    },
-    (r: unknown) => {
-      c.started = true;
-      WritableStreamDealWithRejection(stream, r);
-    },
-  );
+  // Reactions made by helpers: closures here would cost a context even when unused.
+  if (startResult === undefined) queueMicrotask(makeStarted(c)); // FP-SYNC-ALGO
+  else PromisePrototypeThen(promiseResolvedWith(startResult), makeStarted(c), makeStartFailed(c));
+}
+
+function makeStarted(c: WritableControllerInternal): () => void {
+  return () => {
+    c.started = true;
+    WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
+  };
+}
+
+function makeStartFailed(c: WritableControllerInternal): (r: unknown) => void {
+  return (r: unknown) => {
+    c.started = true;
+    WritableStreamDealWithRejection(c.stream, r);
+  };
 }
 
 /** WritableStreamAddWriteRequest + WritableStreamDefaultWriterWrite's tail, shared by writers and pipes. */

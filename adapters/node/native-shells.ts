@@ -56,22 +56,22 @@ type NativeReader<R> = globalThis.ReadableStreamDefaultReader<R>;
  * One of our ReadableStreams reading from a native one. The native stream is locked only at the first
  * pull (so merely creating the shell, e.g. by reading `response.body`, does not use the body up).
  *
- * Each pull makes one native `read()` and returns at once (no promise of ours per chunk); the chunk is
- * enqueued when the native read fulfills. A consumer with several reads pending gets several native
- * reads in flight, answered in order; nothing is read ahead beyond the shell's high-water mark of 0.
- *
  * With `bytes`, the shell is a readable byte stream (BYOB readers work), for byte sources such as fetch
- * bodies; chunks that are not whole, unshared `Uint8Array` buffers are copied before being enqueued,
- * since enqueueing transfers the buffer.
+ * bodies: each pull makes one native `read()` and returns at once (no promise of ours per chunk), and the
+ * chunk is enqueued when the native read fulfills; a consumer with several reads pending gets several
+ * native reads in flight, answered in order. Chunks that are not whole, unshared `Uint8Array` buffers
+ * are copied before being enqueued, since enqueueing transfers the buffer.
+ *
+ * Without `bytes`, the shell is a default stream read in bursts (see {@link defaultShell}).
  */
 export function readableShell<R>(
   native: globalThis.ReadableStream<R>,
   bytes: boolean,
   onEnd?: ShellEnd,
 ): ReadableStream<R> {
+  if (!bytes) return defaultShell(native, onEnd);
   let reader: NativeReader<R> | undefined;
-  // The shell's controller: a byte controller with `bytes`, a default one otherwise (both enqueue R).
-  let controller!: ShellController<R>;
+  let controller!: ReadableByteStreamController;
   // Set once the shell is closed, errored or cancelled: native results still in flight are dropped.
   let done = false;
   const onResult = (result: { done: boolean; value?: R }): void => {
@@ -79,12 +79,12 @@ export function readableShell<R>(
     if (result.done) {
       done = true;
       controller.close();
-      if (bytes) (controller as ReadableByteStreamController).byobRequest?.respond(0);
+      controller.byobRequest?.respond(0);
       onEnd?.(false, undefined);
       return;
     }
     try {
-      controller.enqueue(bytes ? (ownedBytes(result.value) as R) : (result.value as R));
+      controller.enqueue(ownedBytes(result.value));
     } catch (err) {
       onError(err);
     }
@@ -96,7 +96,8 @@ export function readableShell<R>(
     onEnd?.(true, err);
   };
   const source = {
-    start(c: ShellController<R>): void {
+    type: "bytes" as const,
+    start(c: ReadableByteStreamController): void {
       controller = c;
     },
     pull(): void {
@@ -109,11 +110,73 @@ export function readableShell<R>(
       return reader === undefined ? native.cancel(reason) : reader.cancel(reason);
     },
   };
-  if (bytes) {
-    const byteSource = { ...source, type: "bytes" as const } as unknown as UnderlyingByteSource;
-    return new ReadableStream(byteSource, { highWaterMark: 0 }) as unknown as ReadableStream<R>;
-  }
-  return new ReadableStream<R>(source, { highWaterMark: 0 });
+  return new ReadableStream(source as unknown as UnderlyingByteSource, { highWaterMark: 0 }) as unknown as ReadableStream<R>;
+}
+
+/**
+ * A default-stream shell of a native stream, read in bursts: a pull starts a loop that awaits one native
+ * `read()` at a time and enqueues each chunk, and goes on while the shell's queue is below its
+ * high-water mark of one chunk, i.e. while a reader (or a pipe) is waiting for the chunk. So a pull
+ * reaction is paid per burst, not per chunk (the pull's promise settles when the burst stops), and
+ * per chunk what is left is the native read; at most one chunk is read ahead of the consumer.
+ */
+function defaultShell<R>(native: globalThis.ReadableStream<R>, onEnd: ShellEnd | undefined): ReadableStream<R> {
+  let reader: NativeReader<R> | undefined;
+  let controller!: ReadableStreamDefaultController<R>;
+  // Set once the shell is closed, errored or cancelled: native results still in flight are dropped.
+  let done = false;
+  // Settles the promise of the pull that started the running burst.
+  let endBurst: (() => void) | undefined;
+  const fail = (err: unknown): void => {
+    if (done) return;
+    done = true;
+    controller.error(err);
+    onEnd?.(true, err);
+  };
+  const burst = async (): Promise<void> => {
+    try {
+      const r = (reader ??= native.getReader());
+      for (;;) {
+        const result = await r.read();
+        if (done) return;
+        if (result.done) {
+          done = true;
+          controller.close();
+          onEnd?.(false, undefined);
+          return;
+        }
+        controller.enqueue(result.value);
+        if (!((controller.desiredSize ?? 0) > 0)) return;
+      }
+    } catch (err) {
+      fail(err);
+    } finally {
+      const end = endBurst!;
+      endBurst = undefined;
+      end();
+    }
+  };
+  return new ReadableStream<R>(
+    {
+      start(c) {
+        controller = c;
+      },
+      pull() {
+        const promise = new Promise<void>((resolve) => {
+          endBurst = resolve;
+        });
+        void burst();
+        return promise;
+      },
+      cancel(reason) {
+        const wasDone = done;
+        done = true;
+        if (!wasDone) onEnd?.(false, undefined);
+        return reader === undefined ? native.cancel(reason) : reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 1 },
+  );
 }
 
 /** Called once when a shell closes, errors or is cancelled (`failed` and the error for an error). */
@@ -207,13 +270,6 @@ export function takeBodyForPipe(stream: unknown, options: unknown): ReadableStre
     else held.cancel().then(undefined, noop);
     held.releaseLock();
   });
-}
-
-/** The part of a default or byte controller the shell uses. */
-interface ShellController<R> {
-  enqueue(chunk: R): void;
-  close(): void;
-  error(e: unknown): void;
 }
 
 /** A Uint8Array that may be transferred: the chunk itself when it owns its whole buffer, else a copy. */

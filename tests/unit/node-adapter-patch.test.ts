@@ -371,6 +371,44 @@ nodeTest("native streams pipe into fusestreams streams and back (CompressionStre
   });
 });
 
+nodeTest("a native stream piped into fusestreams is read at most one chunk ahead of a stalled consumer", async () => {
+  await patched(async () => {
+    let produced = 0;
+    // highWaterMark 0: the native stream reads its source only when asked, so `produced` counts native reads.
+    const native = new Native.ReadableStream<number>(
+      {
+        pull(c) {
+          c.enqueue(produced++);
+          if (produced === 100) c.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const got: number[] = [];
+    let release!: () => void;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    const done = (native as unknown as fuse.ReadableStream<number>).pipeTo(
+      new fuse.WritableStream<number>(
+        {
+          async write(chunk) {
+            got.push(chunk);
+            if (chunk === 4) await stalled;
+          },
+        },
+        { highWaterMark: 1 },
+      ),
+    );
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(got, [0, 1, 2, 3, 4]);
+    // At most: chunk 4 in the sink, one in its queue, one held by the pipe, one in the shell's queue.
+    assert.ok(produced <= 8, `${produced} chunks read from the native stream while the sink was stalled`);
+    release();
+    await done;
+    assert.equal(got, Array.from({ length: 100 }, (_, i) => i));
+    assert.is(produced, 100);
+  });
+});
+
 nodeTest("pipes across the boundary propagate errors with identity", async () => {
   await patched(async () => {
     const boom = new Error("sink failed");

@@ -268,12 +268,45 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
   },
   {
+    id: "node-memory-chain",
+    group: 10,
+    title: "in-memory node:stream Readable (1 KiB pushes) -> 3 transforms -> node:stream Writable (the file -> http chain without I/O)",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
     id: "node-react",
     group: 10,
     title: "React renderToReadableStream (react-dom/server, 1500-row table, ~220 KB in ~55 chunks) -> reader loop",
     unit: "ops/s",
     bytes: 0,
     ops: 1,
+  },
+  // 10, floors (native only): the same I/O with no web stream, no transform, or no pipe (bench/README.md)
+  {
+    id: "node-floor-response-forward",
+    group: 10,
+    title: "floor of node-response-forward: the native byte-stream source read by a bare native reader loop (native only)",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "node-floor-fetch",
+    group: 10,
+    title: "floor of node-fetch-3: the same response read by a node:http get() client, no fetch and no web streams (native only)",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "node-floor-file-http",
+    group: 10,
+    title: "floor of node-file-http: fs.createReadStream 'data' -> res.write() one microtask later, no web streams (native only)",
+    unit: "MB/s",
+    bytes: 1 * MiB,
+    ops: 0,
   },
 ];
 

@@ -359,8 +359,124 @@ export function build(id: string, data: Data, NativeRS: RS): AdapterBench | unde
       };
     }
 
+    case "node-memory-chain": {
+      // The node-file-http chain with the I/O taken out: what the adapter and the transforms cost per chunk.
+      const ours = patch.fromNodeReadable !== undefined && patch.fromNodeWritable !== undefined;
+      return {
+        note: ours
+          ? "fromNodeReadable(Readable) -> 3 transforms -> pipeTo(fromNodeWritable(Writable))"
+          : "Readable.toWeb(Readable) -> 3 transforms -> pipeTo(Writable.toWeb(Writable))",
+        prepare: () => freshChunks(data),
+        async run(fresh) {
+          activate();
+          const { TS } = globals();
+          const tally = new Tally();
+          let i = 0;
+          const source = new Readable({
+            read() {
+              this.push(fresh[i++]!);
+              if (i === count) this.push(null);
+            },
+          });
+          const destination = new Writable({
+            write(chunk: Uint8Array, _encoding, callback) {
+              tally.add(chunk);
+              callback();
+            },
+          });
+          const web: ReadableStream<Uint8Array> = ours
+            ? patch!.fromNodeReadable!(source)
+            : (Readable.toWeb(source) as unknown as ReadableStream<Uint8Array>);
+          const sink: WritableStream<Uint8Array> = ours
+            ? patch!.fromNodeWritable!(destination)
+            : (Writable.toWeb(destination) as unknown as WritableStream<Uint8Array>);
+          await web.pipeThrough(passOn(TS)).pipeThrough(passOn(TS)).pipeThrough(passOn(TS)).pipeTo(sink);
+          tally.check(expect, "in-memory Readable -> 3 transforms -> Writable");
+        },
+      };
+    }
+
     case "node-react":
       return reactBench();
+
+    // ---- floors: the same I/O without web streams (or without transforms and pipes), native only ----
+
+    case "node-floor-response-forward":
+      if (implName !== "native") return undefined;
+      return {
+        note: "the native byte source of node-response-forward, reader.read() loop, no Response, transform or sink",
+        prepare: () => freshChunks(data),
+        async run(fresh) {
+          activate();
+          let i = 0;
+          const native = new NativeRS({
+            type: "bytes",
+            pull(controller) {
+              controller.enqueue(fresh[i++]!);
+              if (i === count) controller.close();
+            },
+          });
+          const reader = native.getReader();
+          const tally = new Tally();
+          for (;;) {
+            const result = await reader.read();
+            if (result.done) break;
+            tally.add(result.value);
+          }
+          tally.check(expect, "floor: native reader loop");
+        },
+      };
+
+    case "node-floor-fetch": {
+      if (implName !== "native") return undefined;
+      const path = `/floor-fetch/${data.count}x${data.size}`;
+      routes().set(path, (_req, res) => {
+        res.writeHead(200, { "content-type": "application/octet-stream" });
+        for (let k = 0; k < count; k++) res.write(chunks[k]!);
+        res.end();
+      });
+      return {
+        note: "node-fetch-3's response (same server code) read with node:http get() and on('data')",
+        async run() {
+          activate();
+          const tally = new Tally();
+          await httpGet(path, tally);
+          tally.check(expect, "floor: node:http client");
+        },
+      };
+    }
+
+    case "node-floor-file-http": {
+      if (implName !== "native") return undefined;
+      const file = dataFile(data);
+      const path = `/floor-file/${data.count}x${data.size}`;
+      const size = data.size;
+      routes().set(path, (_req, res) => {
+        const source = createReadStream(file, { highWaterMark: size });
+        const resume = (): void => {
+          source.resume();
+        };
+        source.on("data", (chunk) => {
+          queueMicrotask(() => {
+            if (!res.write(chunk)) {
+              source.pause();
+              res.once("drain", resume);
+            }
+          });
+        });
+        source.on("end", () => queueMicrotask(() => res.end()));
+        source.on("error", (error) => res.destroy(error));
+      });
+      return {
+        note: "fs 'data' -> res.write() in a microtask (pause until 'drain'): the fused chain's I/O without web streams",
+        async run() {
+          activate();
+          const tally = new Tally();
+          await httpGet(path, tally);
+          tally.check(expect, "floor: fs -> http response");
+        },
+      };
+    }
   }
   return undefined;
 }

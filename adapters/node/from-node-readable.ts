@@ -61,21 +61,35 @@ export function fromNodeReadable<R = Uint8Array>(
   let controller!: ReadableStreamDefaultController<R>;
   // Set once the web stream is closed, errored or cancelled: later Node events are ignored.
   let done = false;
+  // Settles the promise of the pull that let the Readable flow: the pull lasts until the Readable is
+  // paused or ends, so the web stream pays one pull reaction per flowing stretch, not one per chunk.
+  let endFlow: (() => void) | undefined;
+  const stopFlow = (): void => {
+    const end = endFlow;
+    if (end === undefined) return;
+    endFlow = undefined;
+    end();
+  };
 
   const onData = (chunk: R): void => {
     if (done) return;
     controller.enqueue(chunk);
-    if ((controller.desiredSize ?? 0) <= 0) readable.pause();
+    if ((controller.desiredSize ?? 0) <= 0) {
+      readable.pause();
+      stopFlow();
+    }
   };
   const onEnd = (): void => {
     if (done) return;
     done = true;
     controller.close();
+    stopFlow();
   };
   const onError = (err: unknown): void => {
     if (done) return;
     done = true;
     controller.error(err);
+    stopFlow();
   };
   const onClose = (): void => {
     if (done) return;
@@ -100,10 +114,14 @@ export function fromNodeReadable<R = Uint8Array>(
       },
       pull() {
         readable.resume();
+        return new Promise<void>((resolve) => {
+          endFlow = resolve;
+        });
       },
       cancel(reason) {
         if (done) return;
         done = true;
+        stopFlow();
         readable.off("data", onData);
         // The 'error' listener stays: destroy(reason) emits 'error' with the reason.
         readable.destroy(reason === undefined ? undefined : (reason as Error));

@@ -9,16 +9,18 @@
  *   node tests/unit/node-adapter-http.test.ts
  */
 import { Buffer } from "node:buffer";
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { Readable } from "node:stream";
 import {
   fromNodeReadable,
   fromNodeWritable,
+  inspectPipeChain,
   patchGlobalWebStreams,
   ReadableStream,
   toNodeReadable,
@@ -199,6 +201,251 @@ httpTest("http: a client that disconnects mid-render cancels the server's stream
     assert.instance(reason, Error, "cancelled with the connection's error");
   } finally {
     await close(server);
+  }
+});
+
+// ---- fs / Node Readable -> 3 transforms -> http.ServerResponse: one pipeTo(), fused transforms ----
+
+/** What the server-side chain of {@link serveChain} ended with. */
+interface ChainOutcome {
+  /** the pipeTo() rejection reason, or "fulfilled" */
+  result: unknown;
+  source: Readable;
+  response: ServerResponse;
+  /** the report of inspectPipeChain() on the response's WritableStream, taken when the pipe settled */
+  report: ReturnType<typeof inspectPipeChain>;
+  /** reasons the three transforms' cancel() got (a transform is cancelled when its readable side is) */
+  cancelled: unknown[];
+  /** the arguments of every `res.destroy()` call, in order */
+  destroyedWith: unknown[];
+}
+
+/**
+ * Serves `source()` through 3 pass-through transforms into the response with one pipeTo(), as the README's
+ * example does (`.catch(err => res.destroy(err))`); `onChunk(n, res)` runs in the second transform for
+ * every chunk (n counts from 1). Resolves `outcome` once the pipe settled.
+ */
+function serveChain(source: () => Readable, onChunk?: (n: number, res: ServerResponse) => void) {
+  let settle!: (outcome: ChainOutcome) => void;
+  const outcome = new Promise<ChainOutcome>((resolve) => (settle = resolve));
+  const handler = (_req: IncomingMessage, res: ServerResponse): void => {
+    const readable = source();
+    const cancelled: unknown[] = [];
+    const destroyedWith: unknown[] = [];
+    const destroy = res.destroy;
+    res.destroy = function (this: ServerResponse, err?: Error) {
+      destroyedWith.push(err);
+      return destroy.call(this, err);
+    } as typeof res.destroy;
+    let n = 0;
+    const stage = (check: boolean) =>
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, c) {
+          if (check) onChunk?.(++n, res);
+          c.enqueue(chunk);
+        },
+        cancel(reason) {
+          cancelled.push(reason);
+        },
+      });
+    const sink = fromNodeWritable(res);
+    fromNodeReadable(readable)
+      .pipeThrough(stage(false))
+      .pipeThrough(stage(true))
+      .pipeThrough(stage(false))
+      .pipeTo(sink)
+      .then(
+        () => "fulfilled",
+        (err: unknown) => {
+          res.destroy(err as Error);
+          return err;
+        },
+      )
+      .then((result) => settle({ result, source: readable, response: res, report: inspectPipeChain(sink), cancelled, destroyedWith }));
+  };
+  return { handler, outcome };
+}
+
+/** GET that resolves with how the response ended: "end" with the body, or "aborted"/an error. */
+function getOutcome(url: string, onFirstData?: (req: ReturnType<typeof get>) => void): Promise<{ ended: "end" | "aborted" | "error"; bytes: number; body: Buffer }> {
+  return new Promise((resolve) => {
+    const parts: Buffer[] = [];
+    let bytes = 0;
+    let settled = false;
+    const done = (ended: "end" | "aborted" | "error") => {
+      if (settled) return;
+      settled = true;
+      resolve({ ended, bytes, body: Buffer.concat(parts) });
+    };
+    const req = get(url, (res) => {
+      res.on("data", (chunk: Buffer) => {
+        if (bytes === 0) onFirstData?.(req);
+        bytes += chunk.byteLength;
+        parts.push(chunk);
+      });
+      res.on("end", () => done(res.complete ? "end" : "aborted"));
+      res.on("aborted", () => done("aborted"));
+      res.on("error", () => done("error"));
+      res.on("close", () => done(res.complete ? "end" : "aborted"));
+    });
+    req.on("error", () => done("error"));
+  });
+}
+
+/** Lets pending callbacks, ticks and microtasks run (errors still travelling along a chain arrive). */
+async function ticks(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A byte Readable of `count` 1 KiB chunks that calls `fail(this)` instead of pushing chunk `failAt`. */
+function failingReadable(count: number, failAt: number, fail: (r: Readable) => void): Readable {
+  let i = 0;
+  return new Readable({
+    highWaterMark: 1024,
+    read() {
+      if (i === failAt) {
+        fail(this);
+        return;
+      }
+      if (i++ === count) this.push(null);
+      else setImmediate(() => this.push(Buffer.alloc(1024, 97)));
+    },
+  });
+}
+
+httpTest("fs -> 3 transforms -> http response: every byte, transforms fused, the fs stream closed after 'end'", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "fusestreams-node-"));
+  const file = join(dir, "page.bin");
+  const payload = Buffer.alloc(300 * 1024);
+  for (let i = 0; i < payload.length; i++) payload[i] = (i * 7 + (i >> 10)) & 255;
+  writeFileSync(file, payload);
+  const { handler, outcome } = serveChain(() => createReadStream(file, { highWaterMark: 1024 }));
+  const { server, url } = await listen(handler);
+  try {
+    const got = await bounded(getOutcome(url), "response");
+    assert.is(got.ended, "end");
+    assert.ok(got.body.equals(payload), "the file's bytes, in order");
+    const o = await bounded(outcome, "pipe settled");
+    assert.is(o.result, "fulfilled");
+    assert.ok(o.response.writableFinished);
+    assert.ok(o.source.destroyed, "the fs stream closed its file");
+    assert.equal(
+      o.report.links.slice(0, 3).map((l) => [l.mode, l.directWrites]),
+      [
+        ["fused", 300],
+        ["fused", 300],
+        ["fused", 300],
+      ],
+      JSON.stringify(o.report),
+    );
+    await ticks();
+    assert.equal(o.cancelled, [], "nothing was cancelled");
+  } finally {
+    await close(server);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+httpTest("fs chain, error of the Node source mid-stream: the response is destroyed with the same error", async () => {
+  const boom = new Error("disk failed");
+  const { handler, outcome } = serveChain(() => failingReadable(100, 10, (r) => r.destroy(boom)));
+  const { server, url } = await listen(handler);
+  try {
+    const got = await bounded(getOutcome(url), "response");
+    assert.is.not(got.ended, "end", "the client does not see a complete response");
+    assert.ok(got.bytes < 100 * 1024);
+    const o = await bounded(outcome, "pipe settled");
+    assert.is(o.result, boom, "pipeTo() rejects with the source's error");
+    assert.ok(o.response.destroyed);
+    assert.is(o.destroyedWith[0], boom, "the response was destroyed with the same error (abort)");
+    await ticks();
+    assert.equal(o.cancelled.length, 3, "each transform aborted with it");
+    assert.ok(o.cancelled.every((reason) => reason === boom), "the same error object");
+  } finally {
+    await close(server);
+  }
+});
+
+httpTest("fs chain, a transform that throws: the fs stream and the response are destroyed with its error", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "fusestreams-node-"));
+  const file = join(dir, "page.bin");
+  writeFileSync(file, Buffer.alloc(200 * 1024, 98));
+  const boom = new Error("transform failed");
+  const { handler, outcome } = serveChain(
+    () => createReadStream(file, { highWaterMark: 1024 }),
+    (n) => {
+      if (n === 20) throw boom;
+    },
+  );
+  const { server, url } = await listen(handler);
+  try {
+    const got = await bounded(getOutcome(url), "response");
+    assert.is.not(got.ended, "end");
+    const o = await bounded(outcome, "pipe settled");
+    assert.is(o.result, boom);
+    assert.ok(o.source.destroyed, "the fs stream was destroyed (cancel)");
+    assert.is(o.source.errored, boom, "with the transform's error");
+    assert.is(o.destroyedWith[0], boom, "the response was destroyed with the same error (abort)");
+    await ticks();
+    // the first transform is cancelled (its readable side), the third aborted (its writable side)
+    assert.equal(o.cancelled.length, 2, o.cancelled.map(String).join());
+    assert.ok(o.cancelled.every((reason) => reason === boom), "with the same error object");
+  } finally {
+    await close(server);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+httpTest("fs chain, the response fails mid-stream: the pipe rejects with its error, the fs stream is destroyed", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "fusestreams-node-"));
+  const file = join(dir, "page.bin");
+  writeFileSync(file, Buffer.alloc(200 * 1024, 99));
+  const boom = new Error("socket failed");
+  const { handler, outcome } = serveChain(
+    () => createReadStream(file, { highWaterMark: 1024 }),
+    (n, res) => {
+      if (n === 20) res.destroy(boom);
+    },
+  );
+  const { server, url } = await listen(handler);
+  try {
+    const got = await bounded(getOutcome(url), "response");
+    assert.is.not(got.ended, "end");
+    const o = await bounded(outcome, "pipe settled");
+    // Deno's ServerResponse emits no 'error' for destroy(err), only 'close': the adapter reports a premature close.
+    const expected = runtime === "Deno" ? (o.result as { code?: string }).code === "ERR_STREAM_PREMATURE_CLOSE" && o.result : boom;
+    if (runtime === "Deno") console.log("node-adapter-http: on Deno, a ServerResponse destroyed with an error is seen as a premature close");
+    assert.is(o.result, expected, "pipeTo() rejects with the destination's error");
+    assert.ok(o.source.destroyed, "the fs stream was destroyed (cancel)");
+    assert.is(o.source.errored, expected, "with the destination's error");
+    await ticks();
+    assert.equal(o.cancelled.length, 3, "every transform was cancelled");
+    assert.ok(o.cancelled.every((reason) => reason === expected), "with the destination's error");
+  } finally {
+    await close(server);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+httpTest("fs chain, the client disconnects mid-response: premature close cancels the chain, the fs stream is destroyed", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "fusestreams-node-"));
+  const file = join(dir, "page.bin");
+  writeFileSync(file, Buffer.alloc(4 * 1024 * 1024, 100));
+  const { handler, outcome } = serveChain(() => createReadStream(file, { highWaterMark: 1024 }));
+  const { server, url } = await listen(handler);
+  try {
+    const got = await bounded(getOutcome(url, (req) => req.destroy()), "response");
+    assert.is.not(got.ended, "end");
+    const o = await bounded(outcome, "pipe settled");
+    assert.is((o.result as { code?: string }).code, "ERR_STREAM_PREMATURE_CLOSE", String(o.result));
+    assert.ok(o.source.destroyed, "the fs stream was destroyed (cancel)");
+    assert.is(o.source.errored, o.result, "with the same error");
+    await ticks();
+    assert.equal(o.cancelled.length, 3, "every transform was cancelled");
+    assert.ok(o.cancelled.every((reason) => reason === o.result), "with the same error");
+  } finally {
+    await close(server);
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

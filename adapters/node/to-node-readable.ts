@@ -4,7 +4,14 @@
  * @module
  */
 import { Readable } from "node:stream";
-import type { ReadableStream, ReadableStreamDefaultReader, ReadableStreamReadResult } from "../../mod.ts";
+import {
+  type ReadableStream,
+  type ReadableStreamDefaultReader,
+  type ReadableStreamReadResult,
+  WritableStream,
+  type WritableStreamDefaultController,
+} from "../../mod.ts";
+import { isOurReadable } from "./native-shells.ts";
 
 /** Options of {@link toNodeReadable} (passed on to the `Readable` constructor). */
 export interface ToNodeReadableOptions {
@@ -31,11 +38,100 @@ export interface ReadSide {
 }
 
 /**
- * Builds the reading half of a Node.js stream over `stream`: locks the stream to a reader at once, and
- * pushes into `node()` (resolved lazily, since the Node.js stream is constructed with these methods).
+ * Builds the reading half of a Node.js stream over `stream`: locks the stream at once, and pushes into
+ * `node()` (resolved lazily, since the Node.js stream is constructed with these methods) only once
+ * Node.js asks for data. A fusestreams stream is piped (see {@link pipedReadSide}); any other stream
+ * is read with one `read()` at a time.
  * @internal
  */
 export function createReadSide<R>(stream: ReadableStream<R>, node: () => Readable): ReadSide {
+  return isOurReadable(stream) ? pipedReadSide(stream, node) : readerReadSide(stream, node);
+}
+
+/**
+ * The reading half over a fusestreams stream: at the first `_read()` the stream is piped (`pipeTo()`)
+ * into a sink whose `write()` pushes the chunk and returns without a promise while `push()` returns
+ * `true`, so the pipe hands chunks to the Node.js stream by direct calls (a fused link, see
+ * `inspectPipeChain()`); when `push()` returns `false`, the write waits for the next `_read()`.
+ * The stream is locked to a reader until then, so nothing else can take it.
+ *
+ * Errors: an error of the stream rejects the pipe, which destroys the Node.js stream with the same
+ * error; `destroy(err)` errors the sink with `err`, so the pipe cancels the stream with `err` (or
+ * `undefined`), and a cancel that fails is reported as the destroy error.
+ */
+function pipedReadSide<R>(stream: ReadableStream<R>, node: () => Readable): ReadSide {
+  // Holds the lock until the first _read(), which hands it to the pipe.
+  let reader: ReadableStreamDefaultReader<R> | undefined = stream.getReader();
+  let pipe: Promise<void> | undefined;
+  // Set when the stream closed or errored, or the Node.js stream was destroyed.
+  let ended = false;
+  // Completes the sink's write that waits for the next _read().
+  let wake: (() => void) | undefined;
+  let sinkController!: WritableStreamDefaultController;
+
+  const resume = (): void => {
+    const w = wake;
+    if (w === undefined) return;
+    wake = undefined;
+    w();
+  };
+  const sink = new WritableStream<R>(
+    {
+      start(controller) {
+        sinkController = controller;
+      },
+      write(chunk) {
+        if (node().push(chunk) || ended) return undefined;
+        return new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      },
+      close() {
+        ended = true;
+        node().push(null);
+      },
+    },
+    { highWaterMark: 1 },
+  );
+  const onPipeError = (err: unknown): void => {
+    if (ended) return;
+    ended = true;
+    node().destroy(err as Error);
+  };
+
+  return {
+    read() {
+      if (reader === undefined) {
+        resume();
+        return;
+      }
+      reader.releaseLock();
+      reader = undefined;
+      pipe = stream.pipeTo(sink);
+      pipe.then(undefined, onPipeError);
+    },
+    destroy(err, callback) {
+      if (ended) {
+        callback(err);
+        return;
+      }
+      ended = true;
+      const failed = (cancelError: unknown): void => callback(err ?? (cancelError as Error));
+      if (reader !== undefined) {
+        reader.cancel(err ?? undefined).then(() => callback(err), failed);
+        return;
+      }
+      // The pipe sees its destination error and cancels the stream with the same reason; its result is
+      // the cancel's failure if there is one.
+      resume();
+      sinkController.error(err ?? undefined);
+      pipe!.then(() => callback(err), failed);
+    },
+  };
+}
+
+/** The reading half over a stream of another implementation: one `read()` in flight per `_read()`. */
+function readerReadSide<R>(stream: ReadableStream<R>, node: () => Readable): ReadSide {
   const reader: ReadableStreamDefaultReader<R> = stream.getReader();
   // Set when the web stream closed or errored, or was cancelled: nothing more to read or cancel.
   let ended = false;
@@ -80,11 +176,14 @@ export function createReadSide<R>(stream: ReadableStream<R>, node: () => Readabl
  * Exposes a fusestreams (or any WHATWG) {@link ReadableStream} as a Node.js `Readable`, for APIs that
  * want Node.js streams (`pipeline()`, `res.pipe()`, `fs` streams, ...).
  *
- * - Backpressure: the stream is read only when Node.js calls `_read()`, i.e. while the Readable's buffer
- *   is below its high-water mark; one read is in flight at a time.
+ * - Backpressure: nothing is read before Node.js first calls `_read()`; then a fusestreams stream is
+ *   piped into the Readable, each chunk pushed by a direct call (a fused pipe link) while `push()`
+ *   returns `true` and the next one waiting for `_read()` otherwise, so the Readable's buffer stays
+ *   at its high-water mark plus a chunk or two. A stream of another implementation is read with one
+ *   `read()` in flight per `_read()`.
  * - An error of the web stream destroys the Readable with the same error object.
  * - `destroy(err)` on the Readable cancels the web stream with `err` (or `undefined`).
- * - The stream is locked to a reader for the Readable's whole life.
+ * - The stream is locked for the Readable's whole life (to a reader, then to the pipe).
  *
  * Byte chunks (`Uint8Array`, including Buffers) and strings are emitted as Buffers unless
  * `objectMode` is set; other chunks need `objectMode: true`.

@@ -276,6 +276,14 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
   },
   {
+    id: "node-memory-pipeline",
+    group: 10,
+    title: "in-memory Readable -> Readable.toWeb -> 3 transforms -> Readable.fromWeb -> stream.pipeline() into a Writable",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
     id: "node-react",
     group: 10,
     title: "React renderToReadableStream (react-dom/server, 1500-row table, ~220 KB in ~55 chunks) -> reader loop",
@@ -283,7 +291,7 @@ export const SCENARIOS: readonly Scenario[] = [
     bytes: 0,
     ops: 1,
   },
-  // 10, floors (native only): the same I/O with no web stream, no transform, or no pipe (bench/README.md)
+  // 10, floors (native only): the same I/O with no web stream, no transform, or no pipe (README.md, Node adapter)
   {
     id: "node-floor-response-forward",
     group: 10,

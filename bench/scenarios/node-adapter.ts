@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { Readable, Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { type Data, type Expect, expectOf, freshChunks, STRIDE } from "../lib/catalog.ts";
 
 /** One runnable benchmark: `prepare` (untimed) makes the argument of `run` (timed). */
@@ -395,6 +396,37 @@ export function build(id: string, data: Data, NativeRS: RS): AdapterBench | unde
         },
       };
     }
+
+    case "node-memory-pipeline":
+      // A chain that ends at a Node.js stream through stream.pipeline(), written with node:stream's own
+      // converters (with the patch on, fusestreams' toWeb/fromWeb for ours). experimental-fast-webstreams'
+      // patch leaves Readable.fromWeb() rejecting its streams (a TypeError), so it takes no part.
+      if (implName === "fast") return undefined;
+      return {
+        prepare: () => freshChunks(data),
+        async run(fresh) {
+          activate();
+          const { TS } = globals();
+          const tally = new Tally();
+          let i = 0;
+          const source = new Readable({
+            read() {
+              this.push(fresh[i++]!);
+              if (i === count) this.push(null);
+            },
+          });
+          const destination = new Writable({
+            write(chunk: Uint8Array, _encoding, callback) {
+              tally.add(chunk);
+              callback();
+            },
+          });
+          const web = Readable.toWeb(source) as unknown as ReadableStream<Uint8Array>;
+          const out = web.pipeThrough(passOn(TS)).pipeThrough(passOn(TS)).pipeThrough(passOn(TS));
+          await pipeline(Readable.fromWeb(out as unknown as Parameters<typeof Readable.fromWeb>[0]), destination);
+          tally.check(expect, "Readable.fromWeb(chain) -> pipeline()");
+        },
+      };
 
     case "node-react":
       return reactBench();

@@ -25,6 +25,18 @@ import {
   WritableStream,
 } from "../../adapters/node/mod.ts";
 
+/** The runtime's own ReadableStream (nothing in this file patches the globals). */
+const NativeReadableStream = globalThis.ReadableStream;
+
+/** Rejects when `promise` takes longer than 5 s, so that a stuck stream fails the test instead of hanging. */
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), 5_000);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Lets every pending tick, microtask and immediate run (twice over). */
@@ -374,6 +386,104 @@ test("toNodeReadable: a cancel() that throws is reported as the destroy error", 
   const got = new Promise((resolve) => readable.on("error", resolve));
   readable.destroy();
   assert.is(await got, failure);
+});
+
+test("toNodeReadable: a fusestreams chain reaches the Readable by a pipe: same objects, in order, nothing before _read()", async () => {
+  const values = Array.from({ length: 50 }, (_, i) => ({ i }));
+  let pulls = 0;
+  const source = new ReadableStream<{ i: number }>(
+    {
+      pull(c) {
+        pulls++;
+        c.enqueue(values[pulls - 1]!);
+        if (pulls === values.length) c.close();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const chain = source.pipeThrough(
+    new TransformStream<{ i: number }, { i: number }>({
+      transform(chunk, c) {
+        c.enqueue(chunk);
+      },
+    }),
+  );
+  const readable = toNodeReadable(chain, { objectMode: true, highWaterMark: 4 });
+  await settle();
+  assert.ok(chain.locked, "locked at once");
+  assert.ok(pulls <= 2, `${pulls} pulls before anything asked the Readable for data`);
+  const out = await collectNode(readable);
+  assert.is(out.length, values.length);
+  assert.ok(out.every((v, i) => v === values[i]), "the same objects, in order");
+});
+
+test("toNodeReadable: destroy(err) while a write waits for _read() cancels the stream with err", async () => {
+  await noStrayErrors(async () => {
+    const reasons: unknown[] = [];
+    const stream = new ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(new Uint8Array(1024));
+      },
+      cancel(reason) {
+        reasons.push(reason);
+      },
+    });
+    const readable = toNodeReadable(stream, { highWaterMark: 4096 });
+    readable.read(0); // starts the pipe; nobody consumes: the Readable fills up and the pipe waits
+    await settle();
+    assert.ok(readable.readableLength >= 4096, `${readable.readableLength} bytes buffered`);
+    assert.ok(readable.readableLength <= 4096 + 3 * 1024, `${readable.readableLength} bytes buffered`);
+    const boom = new Error("boom");
+    const errored = new Promise((resolve) => readable.on("error", resolve));
+    const closed = new Promise((resolve) => readable.on("close", resolve));
+    readable.destroy(boom);
+    assert.is(await within(errored, "'error' after destroy(boom)"), boom);
+    await within(closed, "'close' after destroy(boom)");
+    assert.equal(reasons, [boom]);
+  });
+});
+
+test("toNodeReadable: a cancel() that fails after reading started is reported as the destroy error", async () => {
+  const failure = new Error("cancel failed");
+  const readable = toNodeReadable(
+    new ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(new Uint8Array(16));
+      },
+      cancel() {
+        return Promise.reject(failure);
+      },
+    }),
+    { highWaterMark: 64 },
+  );
+  readable.read(0);
+  await settle();
+  const got = new Promise((resolve) => readable.on("error", resolve));
+  readable.destroy();
+  assert.is(await within(got, "'error' after destroy()"), failure);
+});
+
+test("toNodeReadable: a stream of another implementation (the runtime's own) is read with read()", async () => {
+  const Native = NativeReadableStream as unknown as typeof ReadableStream;
+  const native = new Native<Uint8Array>({
+    start(c) {
+      c.enqueue(bytes(1, 2));
+      c.enqueue(bytes(3));
+      c.close();
+    },
+  });
+  const out = (await collectNode(toNodeReadable(native))) as Buffer[];
+  assert.equal([...Buffer.concat(out)], [1, 2, 3]);
+  const boom = new Error("boom");
+  const failing = new Native<Uint8Array>({
+    pull() {
+      throw boom;
+    },
+  });
+  const readable = toNodeReadable(failing);
+  const got = new Promise((resolve) => readable.on("error", resolve));
+  readable.resume();
+  assert.is(await got, boom);
 });
 
 test("toNodeReadable: works with node:stream/promises pipeline", async () => {

@@ -11,7 +11,13 @@ import { chunkSize, type Deferred, deferred, prematureClose } from "./shared.ts"
 export interface FromNodeWritableOptions {
   /**
    * High-water mark of the web stream's queue: bytes for a byte-mode Writable (strings count their
-   * length), chunks for an object-mode one. Defaults to the Writable's `writableHighWaterMark`.
+   * length), chunks for an object-mode one. Without it, a byte-mode Writable's web stream holds at most
+   * one chunk (the Writable's own buffer does the buffering) and an object-mode one the Writable's
+   * `writableHighWaterMark` chunks.
+   *
+   * Counting bytes takes a `size()` strategy, and a pipe into a writable with a `size()` strategy takes
+   * the standard's path instead of calling `write()` directly (see `inspectPipeChain()`), so give it only
+   * when the web side must buffer bytes itself.
    */
   highWaterMark?: number;
 }
@@ -21,8 +27,10 @@ export interface FromNodeWritableOptions {
  * {@link WritableStream}.
  *
  * - Backpressure: a chunk counts as written once `writable.write()` accepted it without going over the
- *   Writable's high-water mark; when `write()` returns `false`, the next write waits for `'drain'`. So at
- *   most the two high-water marks plus one chunk are buffered.
+ *   Writable's high-water mark: the sink's `write()` then returns without a promise, so a pipe hands it
+ *   each chunk by a direct call (a fused link). When `write()` returns `false`, the sink's `write()`
+ *   returns a promise that fulfills on `'drain'`. So at most the Writable's high-water mark plus the web
+ *   stream's (by default one chunk) plus one chunk are buffered.
  * - `close()` ends the Writable and fulfills after `'finish'` (everything flushed).
  * - `abort(reason)` destroys the Writable with `reason` (no error when `reason` is undefined).
  * - An `'error'` on the Writable errors the web stream with the same error object; a Writable destroyed
@@ -45,7 +53,7 @@ export function fromNodeWritable<W = Uint8Array>(
   options: FromNodeWritableOptions = {},
 ): WritableStream<W> {
   const objectMode = writable.writableObjectMode;
-  const highWaterMark = options.highWaterMark ?? writable.writableHighWaterMark;
+  const given = options.highWaterMark;
   let controller!: WritableStreamDefaultController;
   // Set once the web stream is closed, errored or aborted: later Node events are ignored.
   let done = false;
@@ -115,6 +123,10 @@ export function fromNodeWritable<W = Uint8Array>(
         writable.destroy(reason === undefined ? undefined : (reason as Error));
       },
     },
-    objectMode ? { highWaterMark } : { highWaterMark, size: chunkSize },
+    objectMode
+      ? { highWaterMark: given ?? writable.writableHighWaterMark }
+      : given === undefined
+        ? { highWaterMark: 1 }
+        : { highWaterMark: given, size: chunkSize },
   );
 }

@@ -16,6 +16,7 @@ import {
   fromNodeDuplex,
   fromNodeReadable,
   fromNodeWritable,
+  inspectPipeChain,
   ReadableStream,
   type ReadableStreamDefaultController,
   toNodeDuplex,
@@ -577,6 +578,83 @@ test("fromNodeWritable: a slow Writable keeps the buffered bytes bounded", async
   assert.is(consumed, 60 * size);
   assert.ok(maxBuffered <= bound, `up to ${maxBuffered} bytes buffered; bound ${bound}`);
   assert.ok(maxBuffered >= nodeHwm, `the buffers were used (${maxBuffered} bytes)`);
+});
+
+test("fromNodeWritable: without a highWaterMark, a slow Writable's own buffer bounds what is buffered", async () => {
+  const size = 1024;
+  const nodeHwm = 4 * 1024;
+  let consumed = 0;
+  const writable = new Writable({
+    highWaterMark: nodeHwm,
+    write(chunk: Buffer, _enc, cb) {
+      setTimeout(() => {
+        consumed += chunk.byteLength;
+        cb();
+      }, 1);
+    },
+  });
+  const writer = fromNodeWritable(writable).getWriter();
+  assert.is(writer.desiredSize, 1, "the web side holds one chunk");
+  let accepted = 0;
+  let maxBuffered = 0;
+  for (let i = 0; i < 40; i++) {
+    await writer.ready;
+    void writer.write(new Uint8Array(size));
+    accepted += size;
+    maxBuffered = Math.max(maxBuffered, accepted - consumed);
+  }
+  await writer.close();
+  assert.is(consumed, 40 * size);
+  const bound = nodeHwm + 2 * size;
+  assert.ok(maxBuffered <= bound, `up to ${maxBuffered} bytes buffered; bound ${bound}`);
+  assert.ok(maxBuffered >= nodeHwm, `the Writable's buffer was used (${maxBuffered} bytes)`);
+});
+
+test("fromNodeWritable: a pipe hands it chunks by direct calls (fused) while the Writable accepts them", async () => {
+  const { writable, chunks } = recordingWritable({ highWaterMark: 1 << 20 });
+  const pass = () =>
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        controller.enqueue(chunk);
+      },
+    });
+  const source = Array.from({ length: 64 }, (_, i) => Buffer.alloc(100, i));
+  const sink = fromNodeWritable(writable);
+  await fromNodeReadable(Readable.from(source, { objectMode: false })).pipeThrough(pass()).pipeThrough(pass()).pipeTo(sink);
+  assert.is(chunks.length, 64);
+  assert.ok(chunks.every((c, i) => c === source[i]), "the same Buffers, in order");
+  const report = inspectPipeChain(sink);
+  assert.is(report.mode, "fused", JSON.stringify(report));
+  assert.equal(
+    report.links.map((l) => [l.mode, l.directWrites, l.destination]),
+    [
+      ["fused", 64, "transform"],
+      ["fused", 64, "transform"],
+      ["fused", 64, "sink"],
+    ],
+  );
+});
+
+test("fromNodeWritable: a write that waits for 'drain' takes a promise; an explicit highWaterMark counts bytes", async () => {
+  // The Writable takes one chunk at a time: every other write has to wait for 'drain'.
+  const slow = recordingWritable({ highWaterMark: 1, delayMs: 0 });
+  const sink = fromNodeWritable(slow.writable);
+  await ReadableStream.from([bytes(1), bytes(2), bytes(3), bytes(4)]).pipeTo(sink);
+  assert.equal(
+    slow.chunks.map((c) => [...(c as Buffer)]),
+    [[1], [2], [3], [4]],
+  );
+  const waited = inspectPipeChain(sink).links[0]!;
+  assert.ok(waited.specWrites > 0, "writes that waited for 'drain' are not counted as fused");
+  assert.match(waited.reason ?? "", /promise/);
+
+  const counted = fromNodeWritable(recordingWritable().writable, { highWaterMark: 4096 });
+  assert.is(counted.getWriter().desiredSize, 4096, "bytes");
+  const fast = recordingWritable();
+  const byteSink = fromNodeWritable(fast.writable, { highWaterMark: 4096 });
+  await ReadableStream.from([bytes(1, 2), bytes(3)]).pipeTo(byteSink);
+  assert.is(fast.chunks.length, 2);
+  assert.match(inspectPipeChain(byteSink).links[0]!.reason ?? "", /size\(\)/);
 });
 
 test("fromNodeWritable: a write error errors the stream with the same error object", async () => {

@@ -291,7 +291,7 @@ export const SCENARIOS: readonly Scenario[] = [
     bytes: 0,
     ops: 1,
   },
-  // 10, floors (native only): the same I/O with no web stream, no transform, or no pipe (README.md, Node adapter)
+  // 10, floors (native only): the same I/O without the transforms and pipes, or without web streams (README.md, Node adapter)
   {
     id: "node-floor-response-forward",
     group: 10,
@@ -303,7 +303,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "node-floor-fetch",
     group: 10,
-    title: "floor of node-fetch-3: the same response read by a node:http get() client, no fetch and no web streams (native only)",
+    title: "floor of node-fetch-3: the same fetch() with its native body read by a reader loop, no transform and no pipe (native only)",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,

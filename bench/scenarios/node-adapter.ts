@@ -468,12 +468,19 @@ export function build(id: string, data: Data, NativeRS: RS): AdapterBench | unde
         res.end();
       });
       return {
-        note: "node-fetch-3's response (same server code) read with node:http get() and on('data')",
+        note: "node-fetch-3's request and response (same server code), the native body read by a reader loop: no transform, no pipe",
         async run() {
           activate();
+          const { url } = await server();
+          const response = await fetch(url + path);
+          const reader = response.body!.getReader();
           const tally = new Tally();
-          await httpGet(path, tally);
-          tally.check(expect, "floor: node:http client");
+          for (;;) {
+            const result = await reader.read();
+            if (result.done) break;
+            tally.add(result.value);
+          }
+          tally.check(expect, "floor: fetch -> reader loop");
         },
       };
     }

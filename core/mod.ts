@@ -18,6 +18,13 @@ export { ByteLengthQueuingStrategy } from "./strategies/byte-length.ts";
 export { CountQueuingStrategy } from "./strategies/count.ts";
 export type * from "./types.ts";
 export { inspectPipeChain, type PipeChainReport, type PipeLinkMode, type PipeLinkReport } from "./readable/pipe-chain.ts";
+export {
+  readableStreamState,
+  type ReadableStreamStateView,
+  whenReadableStreamSettles,
+  writableStreamState,
+  type WritableStreamStateView,
+} from "./stream-state.ts";
 
 /** The ReadableStream constructor: a byte source gives a `ReadableStream<Uint8Array>`. */
 export interface ReadableStreamConstructor {

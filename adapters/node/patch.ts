@@ -217,85 +217,48 @@ function linkToNative(s: PatchState, Ours: AnyClass, Native: AnyClass): void {
 /**
  * The state Node.js reads from web streams through registered symbols: `isDisturbed()`, `isErrored()`,
  * `isReadable()` / `isWritable()` (undici relies on them for `bodyUsed` and to error a body when a fetch
- * is aborted) and `finished()` (undici waits with it for the end of every response body). Where
- * fusestreams' prototypes don't provide them, the public API gives an approximation:
- *
- * - a stream counts as disturbed while it is locked; never as errored; always as readable / writable
- *   (erroring a closed stream is a no-op, so that is the safe answer);
- * - `finished()` settles when a reader taken with `getReader()` sees the stream close or error (undici
- *   reads bodies that way); a stream consumed only by `pipeTo()`, `pipeThrough()` or async iteration
- *   never reports its end to `finished()`.
+ * is aborted) and `finished()` (undici waits with it for the end of every response body), answered from
+ * the core's state views (`readableStreamState()`, `writableStreamState()`, `whenReadableStreamSettles()`),
+ * so they are exact however the stream is consumed.
  *
  * Runs before the prototypes are linked to the native ones, so what the core defines itself is kept.
  */
 function patchStateSymbols(s: PatchState): void {
   const rsProto = api.ReadableStream.prototype as object;
   const wsProto = api.WritableStream.prototype as object;
-  const closedRecords = new WeakMap<object, ClosedRecord>();
-  const fallbacks: [object, symbol, () => unknown][] = [
-    [
-      rsProto,
-      kIsDisturbed,
-      function (this: api.ReadableStream) {
-        return this.locked;
-      },
-    ],
-    [rsProto, kIsErrored, () => false],
-    [rsProto, kIsReadable, () => true],
-    [
-      rsProto,
-      kIsClosedPromise,
-      function (this: object) {
-        let record = closedRecords.get(this);
-        if (record === undefined) {
-          record = { ...deferred(), settled: false };
-          record.promise.then(undefined, noop);
-          closedRecords.set(this, record);
-        }
-        return record;
-      },
-    ],
-    [wsProto, kIsErrored, () => false],
-    [wsProto, kIsWritable, () => true],
+  const closedRecords = new WeakMap<object, Deferred>();
+  const getters: [object, symbol, (this: object) => unknown][] = [
+    [rsProto, kIsDisturbed, function (this: object) {
+      return api.readableStreamState(this)?.disturbed ?? false;
+    }],
+    [rsProto, kIsErrored, function (this: object) {
+      return api.readableStreamState(this)?.state === "errored";
+    }],
+    [rsProto, kIsReadable, function (this: object) {
+      return api.readableStreamState(this)?.state === "readable";
+    }],
+    [rsProto, kIsClosedPromise, function (this: object) {
+      let record = closedRecords.get(this);
+      if (record === undefined) {
+        const d = deferred();
+        record = d;
+        d.promise.then(undefined, noop);
+        closedRecords.set(this, d);
+        api.whenReadableStreamSettles(this, () => d.resolve(), (e) => d.reject(e));
+      }
+      return record;
+    }],
+    [wsProto, kIsErrored, function (this: object) {
+      return api.writableStreamState(this)?.state === "errored";
+    }],
+    [wsProto, kIsWritable, function (this: object) {
+      return api.writableStreamState(this)?.state === "writable";
+    }],
   ];
-  for (const [proto, key, get] of fallbacks) {
+  for (const [proto, key, get] of getters) {
     if (getOwn(proto, key) !== undefined) continue;
     defineGetter(s, proto, key, get);
-    if (key === kIsClosedPromise) watchReaders(s, closedRecords);
   }
-}
-
-interface ClosedRecord extends Deferred {
-  settled: boolean;
-}
-
-/** Settles a stream's `finished()` record from the readers handed out by `getReader()`. */
-function watchReaders(s: PatchState, records: WeakMap<object, ClosedRecord>): void {
-  const proto = api.ReadableStream.prototype as unknown as { getReader: (this: unknown, options?: unknown) => unknown };
-  const getReader = proto.getReader;
-  defineValue(s, proto, "getReader", function getReader_(this: api.ReadableStream, options?: unknown) {
-    const reader = getReader.call(this, options) as { closed: Promise<undefined>; read: (view?: Uint8Array) => Promise<unknown> };
-    const byob = (reader as object) instanceof api.ReadableStreamBYOBReader;
-    const record = records.get(this);
-    if (record !== undefined && !record.settled) {
-      reader.closed.then(
-        () => {
-          record.settled = true;
-          record.resolve();
-        },
-        (err: unknown) => {
-          // A released reader's `closed` rejects too. A reader of an errored stream still fails its reads
-          // with the stream's error; a released one fails them with a new TypeError.
-          reader.read(byob ? new Uint8Array(1) : undefined).then(noop, (readError: unknown) => {
-            if (readError !== err || record.settled) return;
-            record.settled = true;
-            record.reject(err);
-          });
-        },
-      );
-    }
-    return reader;
-  });
 }
 
 /**

@@ -66,6 +66,8 @@ export class ReadableStreamInternal {
   controller!: ReadableControllerInternal;
   /** The TransformStream this is the readable side of (FP-FUSE read-ahead, pipe-chain introspection). */
   transform: object | undefined = undefined;
+  /** Called once when the stream closes or errors (core/stream-state.ts, for runtime adapters). */
+  onSettled: (() => void) | undefined = undefined;
 }
 
 /** IsReadableStreamLocked(stream). */
@@ -76,6 +78,7 @@ export function IsReadableStreamLocked(stream: ReadableStreamInternal): boolean 
 /** ReadableStreamClose(stream). */
 export function ReadableStreamClose(stream: ReadableStreamInternal): void {
   stream.state = CLOSED;
+  if (stream.onSettled !== undefined) ReadableStreamNotifySettled(stream);
   const reader = stream.reader;
   if (reader === undefined) return;
   reader.closed.resolve();
@@ -91,10 +94,18 @@ export function ReadableStreamClose(stream: ReadableStreamInternal): void {
 export function ReadableStreamError(stream: ReadableStreamInternal, e: unknown): void {
   stream.state = ERRORED;
   stream.storedError = e;
+  if (stream.onSettled !== undefined) ReadableStreamNotifySettled(stream);
   const reader = stream.reader;
   if (reader === undefined) return;
   reader.closed.reject(e, true);
   ReaderErrorRequests(reader, e);
+}
+
+/** Runs (once) what core/stream-state.ts registered for the stream's end. Not a spec operation. */
+function ReadableStreamNotifySettled(stream: ReadableStreamInternal): void {
+  const cb = stream.onSettled!;
+  stream.onSettled = undefined;
+  cb();
 }
 
 /** ReadableStreamDefaultReaderErrorReadRequests / ReadableStreamBYOBReaderErrorReadIntoRequests. */

@@ -216,6 +216,58 @@ nodeTest("Node.js state helpers and util.inspect work on fusestreams streams whi
   });
 });
 
+nodeTest("node:stream isDisturbed/isErrored/isReadable/isWritable are exact for fusestreams streams (patched)", async () => {
+  await patched(async () => {
+    const { isWritable } = nodeStream as unknown as { isWritable: (s: unknown) => boolean | null };
+    const boom = new Error("boom");
+    const errored = new fuse.ReadableStream({ start: (c) => c.error(boom) });
+    assert.ok(isErrored(errored), "an errored stream is errored");
+    assert.not.ok(isReadable(errored));
+    const closed = new fuse.ReadableStream({ start: (c) => c.close() });
+    assert.not.ok(isErrored(closed));
+    assert.not.ok(isReadable(closed), "a closed stream is not readable");
+    const fresh = oursOf("a", "b");
+    const reader = fresh.getReader();
+    assert.not.ok(isDisturbed(fresh), "locked but never read: not disturbed");
+    await reader.read();
+    assert.ok(isDisturbed(fresh), "read from: disturbed");
+    const ws = new fuse.WritableStream({ write() {} });
+    assert.ok(isWritable(ws));
+    const failing = new fuse.WritableStream({ start: (c) => c.error(boom) });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.ok(isErrored(failing));
+    assert.not.ok(isWritable(failing));
+  });
+});
+
+nodeTest("node:stream finished() on fusestreams streams consumed by pipeTo() and async iteration (patched)", async () => {
+  await patched(async () => {
+    const { finished } = nodeStream as unknown as { finished: (s: unknown, cb: (err?: unknown) => void) => void };
+    const piped = oursOf("a", "b");
+    const pipedEnd = new Promise<unknown>((resolve) => finished(piped, resolve));
+    await piped.pipeThrough(new fuse.TransformStream()).pipeTo(new fuse.WritableStream());
+    assert.is(await pipedEnd, undefined);
+
+    const boom = new Error("boom");
+    let i = 0;
+    const iterated = new fuse.ReadableStream<number>({
+      pull(c) {
+        if (i === 3) throw boom;
+        c.enqueue(i++);
+      },
+    });
+    const iteratedEnd = new Promise<unknown>((resolve) => finished(iterated, resolve));
+    let caught: unknown;
+    try {
+      for await (const _ of iterated);
+    } catch (e) {
+      caught = e;
+    }
+    assert.is(caught, boom);
+    assert.is(await iteratedEnd, boom, "finished() reports the stream's own error");
+  });
+});
+
 nodeTest("node:stream finished() on a fusestreams stream read through getReader() (patched)", async () => {
   await patched(async () => {
     const { finished } = nodeStream as unknown as { finished: (s: unknown, cb: (err?: unknown) => void) => void };

@@ -14,6 +14,7 @@ import {
   DIRECT_BUSY,
   DIRECT_OK,
   DIRECT_PENDING,
+  DIRECT_QUEUED,
   DIRECT_WAIT,
   DIRECT_GATED,
   ERRORED as W_ERRORED,
@@ -201,7 +202,7 @@ class Pipe implements ReadRequest, WriteRequest {
     }
     if (this.waiting === 0 && this.dest.gate !== undefined) {
       // FP-FUSE: a chunk from the producer's enqueue() goes straight to an idle transform.
-      const direct = WritableStreamWriteDirect(this.dest, chunk, this);
+      const direct = WritableStreamWriteDirect(this.dest, chunk, this, this.writer);
       if (direct === DIRECT_OK) {
         this.directWrites++;
         this.readFromEnqueue();
@@ -210,6 +211,11 @@ class Pipe implements ReadRequest, WriteRequest {
       if (direct === DIRECT_PENDING) {
         this.countDirect(direct);
         this.pump();
+        return;
+      }
+      if (direct === DIRECT_QUEUED) {
+        this.countQueued();
+        this.readFromEnqueue();
         return;
       }
       if (direct === DIRECT_GATED || direct === DIRECT_WAIT) {
@@ -287,9 +293,11 @@ class Pipe implements ReadRequest, WriteRequest {
 
   /** Writes a chunk the pipe has read: straight to an idle sink (FP-FUSE), else through the writer. */
   write(chunk: unknown): void {
-    const direct = WritableStreamWriteDirect(this.dest, chunk, this);
+    const direct = WritableStreamWriteDirect(this.dest, chunk, this, this.writer);
     if (direct === DIRECT_OK || direct === DIRECT_PENDING) {
       this.countDirect(direct);
+    } else if (direct === DIRECT_QUEUED) {
+      this.countQueued();
     } else if (this.shouldHold(direct)) {
       this.wait(chunk);
       this.holdFor(direct);
@@ -306,6 +314,12 @@ class Pipe implements ReadRequest, WriteRequest {
       this.specWrites++;
       this.fallback = "the destination's write() or transform() returned a promise";
     }
+  }
+
+  /** WritableStreamWriteDirect wrote the chunk through the writer after calling size(): counts as spec. */
+  countQueued(): void {
+    this.specWrites++;
+    this.fallback = WritableStreamDirectWriteObstacle(this.dest);
   }
 
   /** A write through the writer, as the spec makes it; the reason is kept for inspectPipeChain(). */
@@ -331,13 +345,14 @@ class Pipe implements ReadRequest, WriteRequest {
         this.writeSettled();
         continue;
       }
-      const direct = WritableStreamWriteDirect(this.dest, chunk, this);
+      const direct = WritableStreamWriteDirect(this.dest, chunk, this, this.writer);
       if (this.shouldHold(direct)) {
         this.holdFor(direct);
         return;
       }
       this.dropFirst();
       if (direct === DIRECT_OK || direct === DIRECT_PENDING) this.countDirect(direct);
+      else if (direct === DIRECT_QUEUED) this.countQueued();
       else this.specWrite(chunk);
     }
     if (!this.shuttingDown) {

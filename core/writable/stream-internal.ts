@@ -510,8 +510,18 @@ export function WritableStreamDefaultWriterWriteInternal(
   request: WriteRequest,
 ): void {
   const stream = writer.stream!;
+  WritableStreamDefaultWriterWriteSized(writer, stream, chunk, WritableStreamDefaultControllerGetChunkSize(stream.controller, chunk), request);
+}
+
+/** The rest of WritableStreamDefaultWriterWrite once the chunk's size is known (step 4 on). */
+function WritableStreamDefaultWriterWriteSized(
+  writer: WriterInternal,
+  stream: WritableStreamInternal,
+  chunk: unknown,
+  chunkSize: number,
+  request: WriteRequest,
+): void {
   const c = stream.controller;
-  const chunkSize = WritableStreamDefaultControllerGetChunkSize(c, chunk);
   if (stream !== writer.stream) {
     request.reject(typeError("The writer's lock was released while writing"));
     return;
@@ -533,6 +543,52 @@ export function WritableStreamDefaultWriterWriteInternal(
   WritableStreamDefaultControllerWrite(c, chunk, chunkSize);
 }
 
+/**
+ * FP-FUSE with a size() strategy: the destination is idle, so the spec's write computes the chunk's size (user
+ * code, which may change anything), enqueues it and processes it at once; the sink is called directly when
+ * nothing changed and the size is valid. Otherwise the write goes on as the spec's, with the size already
+ * computed (size() is called once per chunk either way), and DIRECT_QUEUED tells the pipe.
+ */
+function WritableStreamWriteDirectSized(
+  stream: WritableStreamInternal,
+  chunk: unknown,
+  request: WriteRequest,
+  writer: WriterInternal,
+): number {
+  const c = stream.controller;
+  const gate = stream.gate;
+  if (gate !== undefined && gate.backpressure) return DIRECT_BUSY; // queued as the spec queues it, not held
+  const chunkSize = WritableStreamDefaultControllerGetChunkSize(c, chunk);
+  if (
+    !(chunkSize >= 0) || chunkSize === Infinity || writer.stream !== stream || stream.state !== WRITABLE ||
+    stream.inFlightWriteRequest !== undefined || c.queue.size !== 0 || stream.backpressure ||
+    stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined || (gate !== undefined && gate.backpressure)
+  ) {
+    WritableStreamDefaultWriterWriteSized(writer, stream, chunk, chunkSize, request);
+    return DIRECT_QUEUED;
+  }
+  stream.inFlightWriteRequest = request;
+  const result = c.algorithms!.write(chunk);
+  if (result === undefined) {
+    stream.inFlightWriteRequest = undefined;
+    request.resolve();
+    if (stream.state !== WRITABLE || c.queue.size !== 0) WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
+    return DIRECT_OK;
+  }
+  c.queue.push(chunk);
+  (c.sizes ??= new RingQueue()).push(chunkSize);
+  c.queueTotalSize += chunkSize;
+  if (stream.closeRequest === undefined && stream.state === WRITABLE) {
+    WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
+  }
+  uponAlgorithm(
+    result,
+    c.onWriteFulfilled ??= makeWriteFulfilled(c),
+    c.onWriteRejected ??= makeWriteRejected(c),
+  );
+  return DIRECT_PENDING;
+}
+
 /** Why WritableStreamWriteDirect could not hand a chunk to the sink right now. */
 export const DIRECT_OK = 0;
 /** The sink is a TransformStream whose readable side has backpressure: wait for `gate.onUnblock`. */
@@ -541,6 +597,8 @@ export const DIRECT_GATED = 1;
 export const DIRECT_BUSY = 2;
 /** The sink was called and returned a promise: the write goes on as the spec's ProcessWrite does. */
 export const DIRECT_PENDING = 3;
+/** WritableStreamWriteDirect called size() and then wrote the chunk through the spec's path (see above). */
+export const DIRECT_QUEUED = 5;
 /**
  * Earlier writes are queued or in flight (nothing else stands in the way): a pipe into a transform waits
  * for `onWriteDone` instead of queueing behind them when that would fill the queue to its high-water mark.
@@ -554,18 +612,24 @@ export const DIRECT_WAIT = 4;
  * same call; if the sink returns synchronously the write completes synchronously, which only the pipe (the
  * locked writer's owner) can observe. A promise result continues exactly as ProcessWrite does.
  */
-export function WritableStreamWriteDirect(stream: WritableStreamInternal, chunk: unknown, request: WriteRequest): number {
+export function WritableStreamWriteDirect(
+  stream: WritableStreamInternal,
+  chunk: unknown,
+  request: WriteRequest,
+  writer: WriterInternal,
+): number {
   const c = stream.controller;
   if (stream.inFlightWriteRequest !== undefined || c.queue.size !== 0) {
     const idle = stream.state === WRITABLE && c.started && !c.hasSizeAlgorithm && stream.closeRequest === undefined;
     return idle ? DIRECT_WAIT : DIRECT_BUSY;
   }
   if (
-    stream.state !== WRITABLE || !c.started || c.hasSizeAlgorithm || stream.backpressure ||
+    stream.state !== WRITABLE || !c.started || stream.backpressure ||
     stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined
   ) {
     return DIRECT_BUSY;
   }
+  if (c.hasSizeAlgorithm) return WritableStreamWriteDirectSized(stream, chunk, request, writer);
   const gate = stream.gate;
   if (gate !== undefined && gate.backpressure) return DIRECT_GATED;
   stream.inFlightWriteRequest = request;
@@ -596,7 +660,6 @@ export function WritableStreamWriteDirect(stream: WritableStreamInternal, chunk:
 /** Why WritableStreamWriteDirect would not hand a chunk to the sink now, in words (pipe-chain introspection). */
 export function WritableStreamDirectWriteObstacle(stream: WritableStreamInternal): string {
   const c = stream.controller;
-  if (c.hasSizeAlgorithm) return "the destination's queuing strategy has a size() function";
   if (stream.state !== WRITABLE) return "the destination is erroring, errored or closed";
   if (!c.started) return "the destination's start() has not finished";
   if (stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined) return "the destination is closing";
@@ -604,7 +667,12 @@ export function WritableStreamDirectWriteObstacle(stream: WritableStreamInternal
     return "the destination's previous write (its sink's write() or transform()) returned a promise that has not settled";
   }
   if (c.queue.size !== 0 || stream.backpressure) return "earlier writes are queued at the destination";
-  if (stream.gate?.backpressure) return "the destination transform's readable side has backpressure";
+  if (stream.gate?.backpressure) {
+    return c.hasSizeAlgorithm
+      ? "the destination transform's readable side has backpressure (chunks sized by a size() strategy queue as the spec queues them)"
+      : "the destination transform's readable side has backpressure";
+  }
+  if (c.hasSizeAlgorithm) return "the destination's size() function changed the stream's state or returned an invalid size";
   return "the destination was busy";
 }
 

@@ -29,8 +29,8 @@ export interface PipeLinkReport {
    */
   readonly specWrites: number;
   /**
-   * Why the latest chunk that took the standard's path could not be fused, e.g. "the destination's queuing
-   * strategy has a size() function"; `undefined` when every chunk was fused.
+   * Why the latest chunk that took the standard's path could not be fused, e.g. "the destination's write()
+   * or transform() returned a promise"; `undefined` when every chunk was fused.
    */
   readonly reason: string | undefined;
   /** `false` once the pipe has finished (its promise settled or is about to). */
@@ -94,7 +94,8 @@ function linkReport(pipe: PipeRecord): PipeLinkReport {
  *
  * Fused links hand each chunk to the next transformer or sink by direct calls; a link falls back to the
  * standard's promise-driven path where fusion cannot keep the standard's behaviour (a transformer or sink
- * that returns a promise, a `size()` strategy, a stream of another implementation), and `reason` says why.
+ * that returns a promise, writes queued behind a busy destination, a stream of another implementation), and
+ * `reason` says why.
  *
  * @example
  * ```ts

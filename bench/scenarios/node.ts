@@ -9,44 +9,13 @@ import { once } from "node:events";
 import { PassThrough, pipeline as pipelineCallback, Readable, Transform, Writable } from "node:stream";
 import { finished, pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
-import { type Data, type Expect, STRIDE, XOR_KEYS } from "../lib/catalog.ts";
+import { type Data, XOR_KEYS } from "../lib/catalog.ts";
+import { Tally } from "../lib/tally.ts";
 
 /** One runnable benchmark: `prepare` (untimed) makes the argument of `run` (timed). */
 export interface NodeBench {
   prepare?: () => Buffer[];
   run: (fresh: Buffer[]) => Promise<void>;
-}
-
-/** Running byte count and checksum of what one consumer received. */
-class Tally {
-  bytes = 0;
-  next = 0;
-  sum = 0;
-
-  add(chunk: Uint8Array): void {
-    const pos = this.bytes;
-    const end = pos + chunk.byteLength;
-    let next = this.next;
-    if (next < end) {
-      let sum = this.sum;
-      do {
-        sum = (Math.imul(sum, 31) + chunk[next - pos]! + 1) | 0;
-        next += STRIDE;
-      } while (next < end);
-      this.sum = sum;
-      this.next = next;
-    }
-    this.bytes = end;
-  }
-
-  check(expect: Expect, what: string): void {
-    if (this.bytes !== expect.bytes || this.sum !== expect.sum) {
-      throw new Error(
-        `verification failed (${what}): got ${this.bytes} bytes, checksum ${this.sum}; ` +
-          `expected ${expect.bytes} bytes, checksum ${expect.sum}`,
-      );
-    }
-  }
 }
 
 function keep(_value: unknown): void {}

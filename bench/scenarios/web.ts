@@ -9,7 +9,8 @@
  * ../lib/catalog.ts) and throws when they differ from the expected values.
  * @module
  */
-import { type Data, type Expect, freshChunks, STRIDE, XOR_KEYS } from "../lib/catalog.ts";
+import { type Data, freshChunks, XOR_KEYS } from "../lib/catalog.ts";
+import { Tally } from "../lib/tally.ts";
 
 /** The constructors an implementation provides. */
 export interface WebImpl {
@@ -36,38 +37,6 @@ export interface Bench {
 interface Pair {
   readable: ReadableStream<Uint8Array>;
   writable: WritableStream<Uint8Array>;
-}
-
-/** Running byte count and checksum of what one consumer received. */
-class Tally {
-  bytes = 0;
-  next = 0;
-  sum = 0;
-
-  add(chunk: Uint8Array): void {
-    const pos = this.bytes;
-    const end = pos + chunk.byteLength;
-    let next = this.next;
-    if (next < end) {
-      let sum = this.sum;
-      do {
-        sum = (Math.imul(sum, 31) + chunk[next - pos]! + 1) | 0;
-        next += STRIDE;
-      } while (next < end);
-      this.sum = sum;
-      this.next = next;
-    }
-    this.bytes = end;
-  }
-
-  check(expect: Expect, what: string): void {
-    if (this.bytes !== expect.bytes || this.sum !== expect.sum) {
-      throw new Error(
-        `verification failed (${what}): got ${this.bytes} bytes, checksum ${this.sum}; ` +
-          `expected ${expect.bytes} bytes, checksum ${expect.sum}`,
-      );
-    }
-  }
 }
 
 function keep(_value: unknown): void {}

@@ -567,47 +567,29 @@ function WritableStreamWriteDirectSized(
     WritableStreamDefaultWriterWriteSized(writer, stream, chunk, chunkSize, request);
     return DIRECT_QUEUED;
   }
-  stream.inFlightWriteRequest = request;
-  const result = c.algorithms!.write(chunk);
-  if (result === undefined) {
-    stream.inFlightWriteRequest = undefined;
-    request.resolve();
-    if (stream.state !== WRITABLE || c.queue.size !== 0) WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
-    return DIRECT_OK;
-  }
-  c.queue.push(chunk);
-  (c.sizes ??= new RingQueue()).push(chunkSize);
-  c.queueTotalSize += chunkSize;
-  if (stream.closeRequest === undefined && stream.state === WRITABLE) {
-    WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
-  }
-  uponAlgorithm(
-    result,
-    c.onWriteFulfilled ??= makeWriteFulfilled(c),
-    c.onWriteRejected ??= makeWriteRejected(c),
-  );
-  return DIRECT_PENDING;
+  return WritableStreamWriteDirectNow(stream, chunk, chunkSize, request);
 }
 
 /** Why WritableStreamWriteDirect could not hand a chunk to the sink right now. */
 export const DIRECT_OK = 0;
 /** The sink is a TransformStream whose readable side has backpressure: wait for `gate.onUnblock`. */
 export const DIRECT_GATED = 1;
-/** The write must take the spec path (not started, busy, queued writes, closing, errored, size()). */
+/** The write must take the spec path (not started, queued writes, closing, errored, backpressure). */
 export const DIRECT_BUSY = 2;
 /** The sink was called and returned a promise: the write goes on as the spec's ProcessWrite does. */
 export const DIRECT_PENDING = 3;
-/** WritableStreamWriteDirect called size() and then wrote the chunk through the spec's path (see above). */
-export const DIRECT_QUEUED = 5;
 /**
  * Earlier writes are queued or in flight (nothing else stands in the way): a pipe into a transform waits
  * for `onWriteDone` instead of queueing behind them when that would fill the queue to its high-water mark.
  */
 export const DIRECT_WAIT = 4;
+/** WritableStreamWriteDirect called size() and then wrote the chunk through the spec's path (see above). */
+export const DIRECT_QUEUED = 5;
 
 /**
  * FP-FUSE: a pipe's write into an idle writable, handed to the sink at once. When the stream is writable and
- * started, has no queued or in-flight operation, no size() strategy and no backpressure, the spec's
+ * started, has no queued or in-flight operation and no backpressure (a size() strategy: see
+ * WritableStreamWriteDirectSized), the spec's
  * WritableStreamDefaultWriterWrite would enqueue the chunk and process it immediately, so the sink sees the
  * same call; if the sink returns synchronously the write completes synchronously, which only the pipe (the
  * locked writer's owner) can observe. A promise result continues exactly as ProcessWrite does.
@@ -632,6 +614,20 @@ export function WritableStreamWriteDirect(
   if (c.hasSizeAlgorithm) return WritableStreamWriteDirectSized(stream, chunk, request, writer);
   const gate = stream.gate;
   if (gate !== undefined && gate.backpressure) return DIRECT_GATED;
+  return WritableStreamWriteDirectNow(stream, chunk, undefined, request);
+}
+
+/**
+ * The direct write itself, on an idle writable: the sink is called with the chunk as ProcessWrite calls it.
+ * `chunkSize` is undefined without a size() strategy (the count strategy's size, 1).
+ */
+function WritableStreamWriteDirectNow(
+  stream: WritableStreamInternal,
+  chunk: unknown,
+  chunkSize: number | undefined,
+  request: WriteRequest,
+): number {
+  const c = stream.controller;
   stream.inFlightWriteRequest = request;
   // The chunk joins [[queue]] only if the write does not complete synchronously: nothing reads the queue of a
   // writable whose writer is the pipe's while its one write is in flight (erroring waits for the write).
@@ -645,7 +641,12 @@ export function WritableStreamWriteDirect(
     return DIRECT_OK;
   }
   c.queue.push(chunk);
-  c.queueTotalSize++;
+  if (chunkSize === undefined) {
+    c.queueTotalSize++;
+  } else {
+    (c.sizes ??= new RingQueue()).push(chunkSize);
+    c.queueTotalSize += chunkSize;
+  }
   if (stream.closeRequest === undefined && stream.state === WRITABLE) {
     WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
   }

@@ -70,6 +70,19 @@ export function readableShell<R>(
   onEnd?: ShellEnd,
 ): ReadableStream<R> {
   if (!bytes) return defaultShell(native, onEnd);
+  return byteShell(native, onEnd, undefined);
+}
+
+/**
+ * The byte-stream shell of {@link readableShell} (and of {@link bodyShell}, which passes its `body` state:
+ * the controller is recorded there, a pull or cancel marks it touched, and once handed over to a pipe the
+ * native stream is the pipe's to cancel).
+ */
+function byteShell<R>(
+  native: globalThis.ReadableStream<R>,
+  onEnd: ShellEnd | undefined,
+  body: BodyShellState | undefined,
+): ReadableStream<R> {
   let reader: NativeReader<R> | undefined;
   let controller!: ReadableByteStreamController;
   // Set once the shell is closed, errored or cancelled: native results still in flight are dropped.
@@ -99,14 +112,19 @@ export function readableShell<R>(
     type: "bytes" as const,
     start(c: ReadableByteStreamController): void {
       controller = c;
+      if (body !== undefined) body.controller = c;
     },
     pull(): void {
+      if (body !== undefined) body.touched = true;
       (reader ??= native.getReader()).read().then(onResult, onError);
     },
-    cancel(reason: unknown): Promise<void> {
+    cancel(reason: unknown): Promise<void> | undefined {
+      if (body !== undefined) body.touched = true;
       const wasDone = done;
       done = true;
       if (!wasDone) onEnd?.(false, undefined);
+      // Handed over: the pipe's own shell owns (and cancels) the native stream.
+      if (body?.handedOver) return undefined;
       return reader === undefined ? native.cancel(reason) : reader.cancel(reason);
     },
   };
@@ -200,49 +218,10 @@ const bodyShells = new WeakMap<object, BodyShellState>();
  * as a default-stream shell while nothing has read it (see {@link takeBodyForPipe}).
  */
 export function bodyShell(native: globalThis.ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  let reader: NativeReader<Uint8Array> | undefined;
-  let done = false;
   const state = { native, touched: false, handedOver: false } as BodyShellState;
-  const onResult = (result: { done: boolean; value?: Uint8Array }): void => {
-    if (done) return;
-    const controller = state.controller;
-    if (result.done) {
-      done = true;
-      controller.close();
-      controller.byobRequest?.respond(0);
-      return;
-    }
-    try {
-      controller.enqueue(ownedBytes(result.value));
-    } catch (err) {
-      onError(err);
-    }
-  };
-  const onError = (err: unknown): void => {
-    if (done) return;
-    done = true;
-    state.controller.error(err);
-  };
-  const source = {
-    type: "bytes" as const,
-    start(controller: ReadableByteStreamController): void {
-      state.controller = controller;
-    },
-    pull(): void {
-      state.touched = true;
-      (reader ??= native.getReader()).read().then(onResult, onError);
-    },
-    cancel(reason: unknown): Promise<void> | undefined {
-      state.touched = true;
-      done = true;
-      // Handed over: the pipe's own shell owns (and cancels) the native stream.
-      if (state.handedOver) return undefined;
-      return reader === undefined ? native.cancel(reason) : reader.cancel(reason);
-    },
-  };
-  const stream = new ReadableStream(source as unknown as UnderlyingByteSource, { highWaterMark: 0 });
+  const stream = byteShell(native, undefined, state);
   bodyShells.set(stream, state);
-  return stream as unknown as ReadableStream<Uint8Array>;
+  return stream;
 }
 
 /**

@@ -26,6 +26,28 @@ import { type Data, type Expect, expectOf, freshChunks } from "../lib/catalog.ts
 import { Tally } from "../lib/tally.ts";
 
 /** One runnable benchmark: `prepare` (untimed) makes the argument of `run` (timed). */
+
+/** An in-memory node:stream Readable pushing the prepared chunks, one per _read(). */
+function memoryReadable(fresh: Uint8Array[]): Readable {
+  let i = 0;
+  return new Readable({
+    read() {
+      this.push(fresh[i++]!);
+      if (i === fresh.length) this.push(null);
+    },
+  });
+}
+
+/** A node:stream Writable that tallies what it is given and acknowledges each write at once. */
+function tallyWritable(tally: Tally): Writable {
+  return new Writable({
+    write(chunk: Uint8Array, _encoding, callback) {
+      tally.add(chunk);
+      callback();
+    },
+  });
+}
+
 export interface AdapterBench {
   prepare?: () => Uint8Array<ArrayBuffer>[];
   run: (fresh: Uint8Array<ArrayBuffer>[]) => Promise<void>;
@@ -326,19 +348,8 @@ export function build(id: string, data: Data, NativeRS: RS): AdapterBench | unde
           activate();
           const { TS } = globals();
           const tally = new Tally();
-          let i = 0;
-          const source = new Readable({
-            read() {
-              this.push(fresh[i++]!);
-              if (i === count) this.push(null);
-            },
-          });
-          const destination = new Writable({
-            write(chunk: Uint8Array, _encoding, callback) {
-              tally.add(chunk);
-              callback();
-            },
-          });
+          const source = memoryReadable(fresh);
+          const destination = tallyWritable(tally);
           const web: ReadableStream<Uint8Array> = ours
             ? patch!.fromNodeReadable!(source)
             : (Readable.toWeb(source) as unknown as ReadableStream<Uint8Array>);
@@ -362,19 +373,8 @@ export function build(id: string, data: Data, NativeRS: RS): AdapterBench | unde
           activate();
           const { TS } = globals();
           const tally = new Tally();
-          let i = 0;
-          const source = new Readable({
-            read() {
-              this.push(fresh[i++]!);
-              if (i === count) this.push(null);
-            },
-          });
-          const destination = new Writable({
-            write(chunk: Uint8Array, _encoding, callback) {
-              tally.add(chunk);
-              callback();
-            },
-          });
+          const source = memoryReadable(fresh);
+          const destination = tallyWritable(tally);
           const web = Readable.toWeb(source) as unknown as ReadableStream<Uint8Array>;
           const out = web.pipeThrough(passOn(TS)).pipeThrough(passOn(TS)).pipeThrough(passOn(TS));
           await pipeline(Readable.fromWeb(out as unknown as Parameters<typeof Readable.fromWeb>[0]), destination);

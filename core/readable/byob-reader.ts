@@ -2,9 +2,9 @@
  * ReadableStreamBYOBReader (Streams §4.4).
  * @module
  */
-import { convertArrayBufferView, IsDetachedBuffer, arrayBufferByteLength, typedArrayTag, viewBuffer } from "../shared/buffers.ts";
+import { convertArrayBufferView, IsDetachedBuffer, arrayBufferByteLength, typedArrayTag, viewBuffer, viewByteLength } from "../shared/buffers.ts";
 import { defineInterface } from "../shared/interface.ts";
-import { PromiseReject } from "../shared/primordials.ts";
+import { PromiseReject, ReflectApply } from "../shared/primordials.ts";
 import { convertDictionary, convertEnforceRangeULongLong, rangeError, typeError } from "../shared/webidl.ts";
 import { toReadableStreamInternal } from "./brand.ts";
 import { PromiseReadRequest, type ReadResult } from "./read-requests.ts";
@@ -75,16 +75,16 @@ export class ReadableStreamBYOBReader {
     } catch (e) {
       return PromiseReject(e);
     }
-    if (v.byteLength === 0) return PromiseReject(typeError("view must have non-zero byteLength"));
+    if (viewByteLength(v) === 0) return PromiseReject(typeError("view must have non-zero byteLength"));
     const buffer = viewBuffer(v);
     if (arrayBufferByteLength(buffer) === 0) return PromiseReject(typeError("view's buffer must have non-zero byteLength"));
     if (IsDetachedBuffer(buffer)) return PromiseReject(typeError("view's buffer has been detached"));
     if (min === 0) return PromiseReject(typeError("options.min must be greater than 0"));
     if (typedArrayTag(v) !== undefined) {
-      if (min > (Reflect.apply(TypedArrayLengthGetter, v, []) as number)) {
+      if (min > (ReflectApply(TypedArrayLengthGetter, v, []) as number)) {
         return PromiseReject(rangeError("options.min must be less than or equal to view's length"));
       }
-    } else if (min > v.byteLength) {
+    } else if (min > viewByteLength(v)) {
       return PromiseReject(rangeError("options.min must be less than or equal to view's byteLength"));
     }
     if (r.stream === undefined) return PromiseReject(typeError("Cannot read from a released reader"));

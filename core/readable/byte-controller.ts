@@ -14,7 +14,11 @@ import {
   TransferArrayBuffer,
   transferUnchecked,
   typedArrayTag,
+  typedArrayByteLength,
+  typedArrayByteOffset,
   viewBuffer,
+  viewByteLength,
+  viewByteOffset,
   viewParts,
 } from "../shared/buffers.ts";
 import { defineInterface } from "../shared/interface.ts";
@@ -122,7 +126,7 @@ export class ByteControllerInternal implements ReadableControllerInternal, PullT
   readSync(): unknown {
     if (this.queueTotalSize === 0) return NO_CHUNK;
     const entry = this.queue.shift();
-    this.queueTotalSize -= entry.byteLength;
+    this.queueTotalSize -= typedArrayByteLength(entry);
     ReadableByteStreamControllerHandleQueueDrain(this);
     return entry; // FP-BYTE-VIEW
   }
@@ -285,14 +289,15 @@ function ReadableByteStreamControllerConvertPullIntoDescriptor(desc: PullIntoDes
   return new desc.viewConstructor(buffer, desc.byteOffset, desc.bytesFilled / desc.elementSize);
 }
 
-/** ReadableByteStreamControllerEnqueue(controller, chunk), for internal callers holding a view. */
-export function ReadableByteStreamControllerEnqueue(c: ByteControllerInternal, chunk: ArrayBufferView): void {
-  const buffer = viewBuffer(chunk);
-  if (IsDetachedBuffer(buffer)) {
-    if (c.closeRequested || c.stream.state !== READABLE) return;
-    throw typeError("The chunk's buffer is detached");
-  }
-  ReadableByteStreamControllerEnqueueParts(c, buffer, chunk.byteOffset, chunk.byteLength);
+/**
+ * ReadableByteStreamControllerEnqueue(controller, chunk) for a chunk made inside the core whose buffer nobody
+ * else can reach: a chunk a tee read from the stream it has locked, or a clone it made (FP-TEE-OWNED). The
+ * spec would transfer the buffer and make a new view over it; with no other reference to the buffer or the
+ * view, handing on the chunk itself is indistinguishable and saves a transfer and a view per chunk.
+ */
+export function ReadableByteStreamControllerEnqueueOwned(c: ByteControllerInternal, chunk: Uint8Array): void {
+  if (c.closeRequested || c.stream.state !== READABLE) return;
+  ReadableByteStreamControllerEnqueueTransferred(c, viewBuffer(chunk), typedArrayByteOffset(chunk), typedArrayByteLength(chunk), chunk);
 }
 
 /** ReadableByteStreamControllerEnqueue with the chunk's buffer, offset and length already read. */
@@ -302,10 +307,23 @@ function ReadableByteStreamControllerEnqueueParts(
   byteOffset: number,
   byteLength: number,
 ): void {
-  const stream = c.stream;
-  if (c.closeRequested || stream.state !== READABLE) return;
+  if (c.closeRequested || c.stream.state !== READABLE) return;
   // Callers have rejected detached buffers (their byteLength is 0), so this is TransferArrayBuffer.
-  const transferredBuffer = transferUnchecked(buffer);
+  ReadableByteStreamControllerEnqueueTransferred(c, transferUnchecked(buffer), byteOffset, byteLength, undefined);
+}
+
+/**
+ * ReadableByteStreamControllerEnqueue from step 9 on (after the chunk's buffer was transferred). `view`, when
+ * given, is a Uint8Array over exactly those bytes that may be handed out instead of a new one.
+ */
+function ReadableByteStreamControllerEnqueueTransferred(
+  c: ByteControllerInternal,
+  transferredBuffer: ArrayBuffer,
+  byteOffset: number,
+  byteLength: number,
+  view: Uint8Array | undefined,
+): void {
+  const stream = c.stream;
   const pending = c.pendingPullIntos;
   if (pending.size > 0) {
     const first = pending.peek();
@@ -319,18 +337,18 @@ function ReadableByteStreamControllerEnqueueParts(
   if (ReadableStreamHasDefaultReader(stream)) {
     ReadableByteStreamControllerProcessReadRequestsUsingQueue(c);
     if (ReadableStreamGetNumRequests(stream) === 0) {
-      ReadableByteStreamControllerEnqueueChunkToQueue(c, transferredBuffer, byteOffset, byteLength);
+      ReadableByteStreamControllerEnqueueChunkToQueue(c, transferredBuffer, byteOffset, byteLength, view);
     } else {
       if (c.pendingPullIntos.size > 0) ReadableByteStreamControllerShiftPendingPullInto(c);
-      const transferredView = new NativeUint8Array(transferredBuffer, byteOffset, byteLength);
+      const transferredView = view ?? new NativeUint8Array(transferredBuffer, byteOffset, byteLength);
       ReadableStreamFulfillReadRequest(stream, transferredView, false);
     }
   } else if (ReadableStreamHasBYOBReader(stream)) {
-    ReadableByteStreamControllerEnqueueChunkToQueue(c, transferredBuffer, byteOffset, byteLength);
+    ReadableByteStreamControllerEnqueueChunkToQueue(c, transferredBuffer, byteOffset, byteLength, view);
     const filled = ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(c);
     for (let i = 0; i < filled.length; i++) ReadableByteStreamControllerCommitPullIntoDescriptor(stream, filled[i]!);
   } else {
-    ReadableByteStreamControllerEnqueueChunkToQueue(c, transferredBuffer, byteOffset, byteLength);
+    ReadableByteStreamControllerEnqueueChunkToQueue(c, transferredBuffer, byteOffset, byteLength, view);
   }
   ReadableByteStreamControllerCallPullIfNeeded(c);
 }
@@ -341,8 +359,9 @@ function ReadableByteStreamControllerEnqueueChunkToQueue(
   buffer: ArrayBuffer,
   byteOffset: number,
   byteLength: number,
+  view?: Uint8Array,
 ): void {
-  c.queue.push(new NativeUint8Array(buffer, byteOffset, byteLength));
+  c.queue.push(view ?? new NativeUint8Array(buffer, byteOffset, byteLength));
   c.queueTotalSize += byteLength;
 }
 
@@ -412,15 +431,17 @@ function ReadableByteStreamControllerFillPullIntoDescriptorFromQueue(
   const queue = c.queue;
   while (totalBytesToCopyRemaining > 0) {
     const head = queue.peek();
-    const headLength = head.byteLength;
+    const headLength = typedArrayByteLength(head);
+    const headOffset = typedArrayByteOffset(head);
+    const headBuffer = viewBuffer(head);
     const bytesToCopy = MathMin(totalBytesToCopyRemaining, headLength);
     const destStart = desc.byteOffset + desc.bytesFilled;
-    copyDataBlockBytes(desc.buffer, destStart, head.buffer as ArrayBuffer, head.byteOffset, bytesToCopy);
+    copyDataBlockBytes(desc.buffer, destStart, headBuffer, headOffset, bytesToCopy);
     if (headLength === bytesToCopy) {
       queue.shift();
     } else {
       queue.replaceFirst(
-        new NativeUint8Array(head.buffer as ArrayBuffer, head.byteOffset + bytesToCopy, headLength - bytesToCopy),
+        new NativeUint8Array(headBuffer, headOffset + bytesToCopy, headLength - bytesToCopy),
       );
     }
     c.queueTotalSize -= bytesToCopy;
@@ -433,7 +454,7 @@ function ReadableByteStreamControllerFillPullIntoDescriptorFromQueue(
 /** ReadableByteStreamControllerFillReadRequestFromQueue(controller, readRequest). */
 function ReadableByteStreamControllerFillReadRequestFromQueue(c: ByteControllerInternal, readRequest: ReadRequest): void {
   const entry = c.queue.shift();
-  c.queueTotalSize -= entry.byteLength;
+  c.queueTotalSize -= typedArrayByteLength(entry);
   ReadableByteStreamControllerHandleQueueDrain(c);
   readRequest.chunkSteps(entry); // FP-BYTE-VIEW: the queued view is the spec's new view over the entry
 }
@@ -518,8 +539,8 @@ function ReadableByteStreamControllerPullInto(
     ctor = VIEW_CONSTRUCTORS[tag]!;
   }
   const minimumFill = min * elementSize;
-  const byteOffset = view.byteOffset;
-  const byteLength = view.byteLength;
+  const byteOffset = viewByteOffset(view);
+  const byteLength = viewByteLength(view);
   let buffer: ArrayBuffer;
   try {
     buffer = TransferArrayBuffer(viewBuffer(view));
@@ -634,24 +655,24 @@ function ReadableByteStreamControllerRespondInternal(c: ByteControllerInternal, 
 export function ReadableByteStreamControllerRespondWithNewView(c: ByteControllerInternal, view: ArrayBufferView): void {
   const first = c.pendingPullIntos.peek();
   const state = c.stream.state;
-  const viewByteLength = view.byteLength;
+  const newViewByteLength = viewByteLength(view);
   if (state === CLOSED) {
-    if (viewByteLength !== 0) throw typeError("The view's length must be 0 when calling respondWithNewView() on a closed stream");
-  } else if (viewByteLength === 0) {
+    if (newViewByteLength !== 0) throw typeError("The view's length must be 0 when calling respondWithNewView() on a closed stream");
+  } else if (newViewByteLength === 0) {
     throw typeError("The view's length must be greater than 0 when calling respondWithNewView() on a readable stream");
   }
-  if (first.byteOffset + first.bytesFilled !== view.byteOffset) {
+  if (first.byteOffset + first.bytesFilled !== viewByteOffset(view)) {
     throw rangeError("The region specified by view does not match byobRequest");
   }
   const buffer = viewBuffer(view);
   if (first.bufferByteLength !== arrayBufferByteLength(buffer)) {
     throw rangeError("The buffer of view has different capacity than byobRequest");
   }
-  if (first.bytesFilled + viewByteLength > first.byteLength) {
+  if (first.bytesFilled + newViewByteLength > first.byteLength) {
     throw rangeError("The region specified by view is larger than byobRequest");
   }
   first.buffer = TransferArrayBuffer(buffer);
-  ReadableByteStreamControllerRespondInternal(c, viewByteLength);
+  ReadableByteStreamControllerRespondInternal(c, newViewByteLength);
 }
 
 /** ReadableByteStreamControllerShiftPendingPullInto(controller). */

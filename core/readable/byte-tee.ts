@@ -9,7 +9,7 @@ import { queueMicrotask } from "../shared/primordials.ts";
 import {
   byobRequestView,
   ReadableByteStreamControllerClose,
-  ReadableByteStreamControllerEnqueue,
+  ReadableByteStreamControllerEnqueueOwned,
   ReadableByteStreamControllerError,
   ReadableByteStreamControllerGetBYOBRequest,
   ReadableByteStreamControllerRespond,
@@ -25,7 +25,39 @@ import {
   ReadableStreamReaderRelease,
 } from "./reader-ops.ts";
 import type { SourceAlgorithms } from "./source-algorithms.ts";
-import { ReadableStreamCancel, type ReaderInternal, type ReadableStreamInternal } from "./stream-internal.ts";
+import { ReadableStreamCancel, type ReaderInternal, type ReadableStreamInternal, type ReadRequest } from "./stream-internal.ts";
+
+/**
+ * The default read request of a byte tee. Its chunk steps queue the tee's chunk handling as a microtask
+ * (the spec's "queue a microtask"), through one function made per tee instead of a closure per chunk.
+ */
+class TeeDefaultReadRequest implements ReadRequest {
+  readonly #tee: ByteTee;
+  #chunk: Uint8Array | undefined = undefined;
+  readonly #job: () => void;
+
+  constructor(tee: ByteTee) {
+    this.#tee = tee;
+    this.#job = () => {
+      const chunk = this.#chunk!;
+      this.#chunk = undefined;
+      tee.onDefaultChunk(chunk);
+    };
+  }
+
+  chunkSteps(chunk: unknown): void {
+    this.#chunk = chunk as Uint8Array;
+    queueMicrotask(this.#job);
+  }
+
+  closeSteps(): void {
+    this.#tee.onDefaultClose();
+  }
+
+  errorSteps(): void {
+    this.#tee.reading = false;
+  }
+}
 
 class ByteTee {
   readonly stream: ReadableStreamInternal;
@@ -40,6 +72,8 @@ class ByteTee {
   branch1!: ReadableStreamInternal;
   branch2!: ReadableStreamInternal;
   readonly cancelPromise: Deferred<undefined> = newDeferred();
+  /** One read is in flight at a time (`reading`), so one default read request serves every read. */
+  readonly defaultReadRequest: TeeDefaultReadRequest = new TeeDefaultReadRequest(this);
 
   constructor(stream: ReadableStreamInternal) {
     this.stream = stream;
@@ -68,42 +102,40 @@ class ByteTee {
       this.reader = AcquireReadableStreamDefaultReader(this.stream);
       this.forwardReaderError(this.reader);
     }
-    ReadableStreamDefaultReaderRead(this.reader, {
-      chunkSteps: (chunk: unknown) => {
-        queueMicrotask(() => {
-          this.readAgainForBranch1 = false;
-          this.readAgainForBranch2 = false;
-          const chunk1 = chunk as Uint8Array;
-          let chunk2 = chunk1;
-          if (!this.canceled1 && !this.canceled2) {
-            try {
-              chunk2 = CloneAsUint8Array(chunk1);
-            } catch (e) {
-              ReadableByteStreamControllerError(this.c1(), e);
-              ReadableByteStreamControllerError(this.c2(), e);
-              this.cancelPromise.resolve(ReadableStreamCancel(this.stream, e));
-              return;
-            }
-          }
-          if (!this.canceled1) ReadableByteStreamControllerEnqueue(this.c1(), chunk1);
-          if (!this.canceled2) ReadableByteStreamControllerEnqueue(this.c2(), chunk2);
-          this.reading = false;
-          if (this.readAgainForBranch1) this.pull1();
-          else if (this.readAgainForBranch2) this.pull2();
-        });
-      },
-      closeSteps: () => {
-        this.reading = false;
-        if (!this.canceled1) ReadableByteStreamControllerClose(this.c1());
-        if (!this.canceled2) ReadableByteStreamControllerClose(this.c2());
-        if (this.c1().pendingPullIntos.size > 0) ReadableByteStreamControllerRespond(this.c1(), 0);
-        if (this.c2().pendingPullIntos.size > 0) ReadableByteStreamControllerRespond(this.c2(), 0);
-        if (!this.canceled1 || !this.canceled2) this.cancelPromise.resolve(undefined);
-      },
-      errorSteps: () => {
-        this.reading = false;
-      },
-    });
+    ReadableStreamDefaultReaderRead(this.reader, this.defaultReadRequest);
+  }
+
+  /** The chunk steps of the default read request, run in a microtask of their own as the spec says. */
+  onDefaultChunk(chunk1: Uint8Array): void {
+    this.readAgainForBranch1 = false;
+    this.readAgainForBranch2 = false;
+    let chunk2 = chunk1;
+    if (!this.canceled1 && !this.canceled2) {
+      try {
+        chunk2 = CloneAsUint8Array(chunk1);
+      } catch (e) {
+        ReadableByteStreamControllerError(this.c1(), e);
+        ReadableByteStreamControllerError(this.c2(), e);
+        this.cancelPromise.resolve(ReadableStreamCancel(this.stream, e));
+        return;
+      }
+    }
+    // FP-TEE-OWNED: chunk1 was read from the stream the tee has locked, chunk2 is the tee's own clone.
+    if (!this.canceled1) ReadableByteStreamControllerEnqueueOwned(this.c1(), chunk1);
+    if (!this.canceled2) ReadableByteStreamControllerEnqueueOwned(this.c2(), chunk2);
+    this.reading = false;
+    if (this.readAgainForBranch1) this.pull1();
+    else if (this.readAgainForBranch2) this.pull2();
+  }
+
+  /** The close steps of the default read request. */
+  onDefaultClose(): void {
+    this.reading = false;
+    if (!this.canceled1) ReadableByteStreamControllerClose(this.c1());
+    if (!this.canceled2) ReadableByteStreamControllerClose(this.c2());
+    if (this.c1().pendingPullIntos.size > 0) ReadableByteStreamControllerRespond(this.c1(), 0);
+    if (this.c2().pendingPullIntos.size > 0) ReadableByteStreamControllerRespond(this.c2(), 0);
+    if (!this.canceled1 || !this.canceled2) this.cancelPromise.resolve(undefined);
   }
 
   pullWithBYOBReader(view: ArrayBufferView, forBranch2: boolean): void {
@@ -134,7 +166,7 @@ class ByteTee {
               return;
             }
             if (!byobCanceled) ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
-            ReadableByteStreamControllerEnqueue(otherController, clonedChunk);
+            ReadableByteStreamControllerEnqueueOwned(otherController, clonedChunk); // FP-TEE-OWNED: the tee's clone
           } else if (!byobCanceled) {
             ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
           }

@@ -70,6 +70,36 @@ export function viewBuffer(view: ArrayBufferView): ArrayBuffer {
     : ReflectApply(dataViewBufferGetter, view, [])) as ArrayBuffer;
 }
 
+/** The [[ByteOffset]] of a typed array, read without user-patchable getters. */
+export function typedArrayByteOffset(view: ArrayBufferView): number {
+  return ReflectApply(typedArrayByteOffsetGetter, view, []) as number;
+}
+
+/** The byte length of a typed array, read without user-patchable getters. */
+export function typedArrayByteLength(view: ArrayBufferView): number {
+  return ReflectApply(typedArrayByteLengthGetter, view, []) as number;
+}
+
+/** An ArrayBufferView's [[ByteOffset]] (0 once its buffer is detached), read without user-patchable getters. */
+export function viewByteOffset(view: ArrayBufferView): number {
+  if (typedArrayTag(view) !== undefined) return ReflectApply(typedArrayByteOffsetGetter, view, []) as number;
+  try {
+    return ReflectApply(dataViewByteOffsetGetter, view, []) as number;
+  } catch {
+    return 0; // a DataView over a detached buffer
+  }
+}
+
+/** An ArrayBufferView's byte length (0 once its buffer is detached), read without user-patchable getters. */
+export function viewByteLength(view: ArrayBufferView): number {
+  if (typedArrayTag(view) !== undefined) return ReflectApply(typedArrayByteLengthGetter, view, []) as number;
+  try {
+    return ReflectApply(dataViewByteLengthGetter, view, []) as number;
+  } catch {
+    return 0; // a DataView over a detached buffer
+  }
+}
+
 /** The [[TypedArrayName]] of a typed array, or undefined for a DataView. */
 export function typedArrayTag(view: ArrayBufferView): string | undefined {
   return ReflectApply(typedArrayTagGetter, view, []) as string | undefined;
@@ -110,8 +140,20 @@ export function cloneArrayBuffer(buffer: ArrayBuffer, offset: number, length: nu
 
 /** The spec's CloneAsUint8Array(O). */
 export function CloneAsUint8Array(view: ArrayBufferView): Uint8Array {
-  const buffer = cloneArrayBuffer(viewBuffer(view), view.byteOffset, view.byteLength);
-  return new NativeUint8Array(buffer);
+  const tag = typedArrayTag(view);
+  if (tag === "Uint8Array") {
+    // A Uint8Array source is copied by one set() of the view itself (same bytes, no extra views).
+    const out = new NativeUint8Array(ReflectApply(typedArrayByteLengthGetter, view, []) as number);
+    ReflectApply(typedArraySet, out, [view]);
+    return out;
+  }
+  const byteOffset = tag === undefined
+    ? ReflectApply(dataViewByteOffsetGetter, view, []) as number
+    : ReflectApply(typedArrayByteOffsetGetter, view, []) as number;
+  const byteLength = tag === undefined
+    ? ReflectApply(dataViewByteLengthGetter, view, []) as number
+    : ReflectApply(typedArrayByteLengthGetter, view, []) as number;
+  return new NativeUint8Array(cloneArrayBuffer(viewBuffer(view), byteOffset, byteLength));
 }
 
 /** The buffer, offset and length of an ArrayBufferView, read once through the intrinsic getters. */

@@ -280,4 +280,66 @@ test("byte tee: after one branch is cancelled the other still receives every byt
   assert.equal(chunks.flatMap((c) => Array.from(c)), [1, 2, 3]);
 });
 
+test("byte tee: an enqueued chunk's buffer is detached; each branch's chunk has a buffer of its own, exactly its bytes", async () => {
+  const { stream, controller } = byteSource();
+  const [a, b] = stream.tee();
+  const backing = new Uint8Array([9, 1, 2, 3, 9]);
+  const chunk = backing.subarray(1, 4);
+  controller.enqueue(chunk);
+  assert.is(backing.buffer.byteLength, 0, "the source's buffer is transferred on enqueue");
+  controller.enqueue(new Uint8Array([4]));
+  controller.close();
+  const [outA, outB] = await Promise.all([readAll(a), readAll(b)]);
+  assert.equal(outA.map((c) => Array.from(c)), [[1, 2, 3], [4]]);
+  assert.equal(outB.map((c) => Array.from(c)), [[1, 2, 3], [4]]);
+  for (let i = 0; i < 2; i++) {
+    assert.is.not(outA[i]!.buffer, outB[i]!.buffer);
+    assert.is(outB[i]!.byteOffset, 0, "the clone is a new buffer of exactly the chunk's length");
+    assert.is(outB[i]!.buffer.byteLength, outB[i]!.byteLength);
+  }
+  // A chunk handed out on one branch is the reader's to keep: transferring it leaves the other branch intact.
+  const moved = new Uint8Array(structuredClone(outA[0]!.buffer, { transfer: [outA[0]!.buffer] }));
+  assert.is(outA[0]!.byteLength, 0);
+  assert.ok(moved.includes(3));
+  assert.equal(Array.from(outB[0]!), [1, 2, 3]);
+});
+
+test("byte tee: BYOB reads of a wider typed array are cloned byte for byte to the other branch", async () => {
+  const { stream, controller } = byteSource();
+  const [a, b] = stream.tee();
+  const byob = a.getReader({ mode: "byob" });
+  const pa = byob.read(new Uint16Array(2));
+  const pb = b.getReader().read();
+  controller.enqueue(new Uint8Array([1, 0, 2, 0]));
+  const [resA, resB] = await Promise.all([pa, pb]);
+  assert.ok(resA.value instanceof Uint16Array);
+  assert.equal(Array.from(resA.value!), [1, 2]);
+  assert.ok(resB.value instanceof Uint8Array);
+  assert.equal(Array.from(resB.value!), [1, 0, 2, 0]);
+});
+
+test("byte tee: cloning reads no patched TypedArray getter", async () => {
+  const proto = Object.getPrototypeOf(Uint8Array.prototype) as object;
+  const names = ["buffer", "byteOffset", "byteLength"] as const;
+  const saved = names.map((n) => Object.getOwnPropertyDescriptor(proto, n)!);
+  const { stream, controller } = byteSource();
+  const [a, b] = stream.tee();
+  let touched = 0;
+  try {
+    for (const [i, n] of names.entries()) {
+      const get = saved[i]!.get!;
+      Object.defineProperty(proto, n, { ...saved[i], get() { touched++; return get.call(this); } });
+    }
+    controller.enqueue(new Uint8Array([7, 8]));
+    controller.close();
+    const ra = a.getReader();
+    const rb = b.getReader();
+    const [x, y] = await Promise.all([ra.read(), rb.read()]);
+    assert.is(touched, 0);
+    assert.is(x.done || y.done, false);
+  } finally {
+    for (const [i, n] of names.entries()) Object.defineProperty(proto, n, saved[i]!);
+  }
+});
+
 test.run();

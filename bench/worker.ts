@@ -20,6 +20,7 @@ import {
   type WorkerConfig,
 } from "./lib/protocol.ts";
 import type { Bench, WebImpl } from "./scenarios/web.ts";
+import { buildFloor } from "./scenarios/floors.ts";
 
 type WebModule = typeof import("./scenarios/web.ts");
 type NodeModule = typeof import("./scenarios/node.ts");
@@ -191,6 +192,7 @@ const EMPTY: unknown[] = [];
 
 function buildFor(impl: Impl, scenario: Scenario, data: Data): Runnable | undefined {
   if (scenario.group === 10) return impl.adapterModule?.build(scenario.id, data, NATIVE.ReadableStream);
+  if (scenario.group === 11) return impl.name === "native" ? buildFloor(scenario.id, data) : undefined;
   if (impl.webModule && impl.web) {
     const bench: Bench | undefined = impl.webModule.build(scenario.id, impl.web, data, SHARED);
     return bench;

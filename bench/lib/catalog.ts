@@ -316,6 +316,23 @@ export const SCENARIOS: readonly Scenario[] = [
     bytes: 1 * MiB,
     ops: 0,
   },
+  // 11, floors (reference lines under the native row): the least JavaScript any implementation runs for the byte scenarios
+  {
+    id: "floor-flight",
+    group: 11,
+    title: "floor of flight: per chunk a buffer transfer and a new Uint8Array, then an await of a resolved result (no streams)",
+    unit: "MB/s",
+    bytes: 4 * MiB,
+    ops: 0,
+  },
+  {
+    id: "floor-byte-read",
+    group: 11,
+    title: "floor of byte-read: per chunk a pending promise, one microtask, a buffer transfer and a new Uint8Array (no streams)",
+    unit: "MB/s",
+    bytes: 4 * MiB,
+    ops: 0,
+  },
 ];
 
 /** The scenarios whose id or title contains `filter` (case-insensitive); all when `filter` is empty. */

@@ -5,9 +5,11 @@
  * public API (the only access we have to it); the native writer's methods are captured at load.
  * @module
  */
+import { addAbortAlgorithm, signalAbortReason, signalIsAborted } from "../shared/abort-signal.ts";
 import { newDeferred, type Deferred } from "../shared/promise.ts";
 import { PromisePrototypeThen, PromiseResolve, ReflectApply } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
+import { waitForAll } from "./pipe-to.ts";
 import { AcquireReadableStreamDefaultReader, ReadableStreamDefaultReaderRead, ReadableStreamReaderRelease } from "./reader-ops.ts";
 import { CLOSED, ERRORED, READABLE, ReadableStreamCancel, type ReaderInternal, type ReadableStreamInternal } from "./stream-internal.ts";
 
@@ -71,7 +73,6 @@ export function ReadableStreamPipeToNative(
   preventAbort: boolean,
   preventCancel: boolean,
   signal: AbortSignal | undefined,
-  addAbortListener: (signal: AbortSignal, fn: () => void) => (() => void) | undefined,
 ): Promise<undefined> {
   const reader: ReaderInternal = AcquireReadableStreamDefaultReader(source);
   const writer = ReflectApply(wsGetWriter!, dest, []) as object;
@@ -118,24 +119,18 @@ export function ReadableStreamPipeToNative(
 
   if (signal !== undefined) {
     const abortAlgorithm = (): void => {
-      const error = (signal as { reason?: unknown }).reason;
-      shutdownWithAnAction(() => {
-        const actions: Promise<unknown>[] = [];
-        if (!preventAbort) actions.push(abortDest(error)());
-        if (!preventCancel) actions.push(cancelSource(error)());
-        const all = newDeferred<undefined>();
-        let remaining = actions.length;
-        if (remaining === 0) all.resolve(undefined);
-        for (const a of actions) {
-          PromisePrototypeThen(a, () => {
-            if (--remaining === 0) all.resolve(undefined);
-          }, (e: unknown) => all.reject(e));
-        }
-        return all.promise;
-      }, true, error);
+      const error = signalAbortReason(signal);
+      shutdownWithAnAction(
+        () => waitForAll(preventAbort ? undefined : abortDest(error), preventCancel ? undefined : cancelSource(error)),
+        true,
+        error,
+      );
     };
-    removeAbort = addAbortListener(signal, abortAlgorithm);
-    if (removeAbort === undefined) return result.promise; // already aborted: abortAlgorithm ran
+    if (signalIsAborted(signal)) {
+      abortAlgorithm();
+      return result.promise;
+    }
+    removeAbort = addAbortAlgorithm(signal, abortAlgorithm);
   }
 
   // Errors and closing, forward and backward (the same order as ReadableStreamPipeTo).

@@ -6,7 +6,8 @@
  * @module
  */
 import { FULFILLED, newDeferred, PENDING, REJECTED, uponPromise, type Deferred } from "../shared/promise.ts";
-import { PromisePrototypeThen, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
+import { addAbortAlgorithm, signalAbortReason, signalIsAborted } from "../shared/abort-signal.ts";
+import { PromisePrototypeThen, PromiseResolve, queueMicrotask } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
 import { AcquireWritableStreamDefaultWriter, WritableStreamDefaultWriterCloseWithErrorPropagation, WritableStreamDefaultWriterRelease } from "../writable/default-writer.ts";
 import {
@@ -42,23 +43,8 @@ import {
   type ReadRequest,
 } from "./stream-internal.ts";
 
-const signalProto = AbortSignal.prototype;
-const abortedGetter = Object.getOwnPropertyDescriptor(signalProto, "aborted")!.get!;
-const reasonGetter = Object.getOwnPropertyDescriptor(signalProto, "reason")!.get!;
-const addEventListener = EventTarget.prototype.addEventListener;
-const removeEventListener = EventTarget.prototype.removeEventListener;
-
-/** Brand check for AbortSignal without user-patchable lookups. */
-export function isAbortSignal(x: unknown): x is AbortSignal {
-  try {
-    ReflectApply(abortedGetter, x, []);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-type Action = () => Promise<unknown>;
+/** An action of pipeTo's shutdown: performing it gives a promise. */
+export type Action = () => Promise<unknown>;
 
 function ignore(): void {}
 
@@ -77,7 +63,8 @@ class Pipe implements ReadRequest, WriteRequest {
   inPump = false;
   pendingWrites = 0;
   onWritesFinished: (() => void) | undefined = undefined;
-  abortListener: (() => void) | undefined = undefined;
+  /** Removes the abort algorithm from the signal ("remove abortAlgorithm from signal" on finalize). */
+  removeAbortAlgorithm: (() => void) | undefined = undefined;
   readonly pumpBound: () => void = () => this.pump();
   readonly flushBound: () => void = () => this.flush();
   /**
@@ -117,22 +104,22 @@ class Pipe implements ReadRequest, WriteRequest {
     const signal = this.signal;
     if (signal !== undefined) {
       const abortAlgorithm = (): void => {
-        const error = ReflectApply(reasonGetter, signal, []);
-        const actions: Action[] = [];
-        if (!this.preventAbort) {
-          actions.push(() => (this.dest.state === WRITABLE ? WritableStreamAbort(this.dest, error) : PromiseResolve(undefined)));
-        }
-        if (!this.preventCancel) {
-          actions.push(() => (this.source.state === READABLE ? ReadableStreamCancel(this.source, error) : PromiseResolve(undefined)));
-        }
-        this.shutdownWithAnAction(() => waitForAll(actions), true, error);
+        const error = signalAbortReason(signal);
+        // The spec's set of actions has at most these two members, in this order (no array: nothing goes
+        // through Array.prototype or the array iterator, which script can patch).
+        const abortDest: Action | undefined = this.preventAbort
+          ? undefined
+          : () => (this.dest.state === WRITABLE ? WritableStreamAbort(this.dest, error) : PromiseResolve(undefined));
+        const cancelSource: Action | undefined = this.preventCancel
+          ? undefined
+          : () => (this.source.state === READABLE ? ReadableStreamCancel(this.source, error) : PromiseResolve(undefined));
+        this.shutdownWithAnAction(() => waitForAll(abortDest, cancelSource), true, error);
       };
-      if (ReflectApply(abortedGetter, signal, [])) {
+      if (signalIsAborted(signal)) {
         abortAlgorithm();
         return;
       }
-      this.abortListener = abortAlgorithm;
-      ReflectApply(addEventListener, signal, ["abort", abortAlgorithm]);
+      this.removeAbortAlgorithm = addAbortAlgorithm(signal, abortAlgorithm);
     }
     const source = this.source;
     const dest = this.dest;
@@ -452,37 +439,36 @@ class Pipe implements ReadRequest, WriteRequest {
     this.active = false;
     WritableStreamDefaultWriterRelease(this.writer);
     ReadableStreamReaderRelease(this.reader);
-    if (this.signal !== undefined && this.abortListener !== undefined) {
-      ReflectApply(removeEventListener, this.signal, ["abort", this.abortListener]);
+    const removeAbortAlgorithm = this.removeAbortAlgorithm;
+    if (removeAbortAlgorithm !== undefined) {
+      this.removeAbortAlgorithm = undefined;
+      removeAbortAlgorithm();
     }
     if (isError) this.result.reject(error);
     else this.result.resolve(undefined);
   }
 }
 
-/** "Getting a promise to wait for all" of the actions, without Promise.all. */
-function waitForAll(actions: Action[]): Promise<unknown> {
+/** "Getting a promise to wait for all" of the actions (each may be absent), without Promise.all. */
+export function waitForAll(first: Action | undefined, second: Action | undefined): Promise<unknown> {
   const d = newDeferred<undefined>();
-  let remaining = actions.length;
+  let remaining = (first === undefined ? 0 : 1) + (second === undefined ? 0 : 1);
   if (remaining === 0) {
     d.resolve(undefined);
     return d.promise;
   }
   let rejected = false;
-  for (const action of actions) {
-    PromisePrototypeThen(
-      action(),
-      () => {
-        if (--remaining === 0 && !rejected) d.resolve(undefined);
-      },
-      (e: unknown) => {
-        if (!rejected) {
-          rejected = true;
-          d.reject(e);
-        }
-      },
-    );
-  }
+  const onFulfilled = (): void => {
+    if (--remaining === 0 && !rejected) d.resolve(undefined);
+  };
+  const onRejected = (e: unknown): void => {
+    if (!rejected) {
+      rejected = true;
+      d.reject(e);
+    }
+  };
+  if (first !== undefined) PromisePrototypeThen(first(), onFulfilled, onRejected);
+  if (second !== undefined) PromisePrototypeThen(second(), onFulfilled, onRejected);
   return d.promise;
 }
 
@@ -498,17 +484,4 @@ export function ReadableStreamPipeTo(
   const pipe = new Pipe(source, dest, preventClose, preventAbort, preventCancel, signal);
   pipe.start();
   return pipe.result.promise;
-}
-
-/**
- * Adds `fn` as an abort listener of `signal`, with the intrinsic EventTarget methods. If the signal is
- * already aborted, runs `fn` and returns undefined; otherwise returns a function that removes the listener.
- */
-export function addAbortListener(signal: AbortSignal, fn: () => void): (() => void) | undefined {
-  if (ReflectApply(abortedGetter, signal, [])) {
-    fn();
-    return undefined;
-  }
-  ReflectApply(addEventListener, signal, ["abort", fn]);
-  return () => ReflectApply(removeEventListener, signal, ["abort", fn]);
 }

@@ -2,6 +2,7 @@
  * ReadableStream (Streams §4.2).
  * @module
  */
+import { isAbortSignal } from "../shared/abort-signal.ts";
 import { defineInterface } from "../shared/interface.ts";
 import { ObjectDefineProperty, PromiseReject, SymbolAsyncIterator } from "../shared/primordials.ts";
 import { setPromiseIsHandledToTrue } from "../shared/promise.ts";
@@ -34,7 +35,7 @@ import { ReadableStreamBYOBReader } from "./byob-reader.ts";
 import { SetUpReadableStreamDefaultControllerFromUnderlyingSource } from "./default-controller.ts";
 import { ReadableStreamDefaultReader } from "./default-reader.ts";
 import { ReadableStreamFromIterable } from "./from.ts";
-import { addAbortListener, isAbortSignal, ReadableStreamPipeTo } from "./pipe-to.ts";
+import { ReadableStreamPipeTo } from "./pipe-to.ts";
 import { isNativeReadableStream, isNativeWritableStream, isNativeWritableStreamLocked, ReadableStreamPipeToNative } from "./pipe-to-foreign.ts";
 import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
 import { EMPTY_SOURCE, type UnderlyingSourceRecord } from "./source-algorithms.ts";
@@ -176,7 +177,7 @@ export class ReadableStream<R = unknown> {
       throw typeError("Cannot pipe to a stream that is locked to a writer");
     }
     const promise = nativeWritable
-      ? ReadableStreamPipeToNative(s, writable as never, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal, addAbortListener)
+      ? ReadableStreamPipeToNative(s, writable as never, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal)
       : ReadableStreamPipeTo(s, writableInternal!, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
     setPromiseIsHandledToTrue(promise);
     return readable as ReadableStream<T>;
@@ -201,7 +202,7 @@ export class ReadableStream<R = unknown> {
     }
     if (nativeDest) {
       // Interop: the runtime's own WritableStream, driven through its writer.
-      return ReadableStreamPipeToNative(s, destination as never, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal, addAbortListener);
+      return ReadableStreamPipeToNative(s, destination as never, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
     }
     return ReadableStreamPipeTo(s, dest!, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
   }

@@ -90,4 +90,51 @@ test("pipeTo rejects a locked native destination with TypeError and leaves the s
   assert.is(source.locked, false);
 });
 
+test("ours.pipeTo(native): an abort takes signal's reason from its slot, not a patched AbortSignal.prototype.reason", async () => {
+  const proto = AbortSignal.prototype;
+  const saved = Object.getOwnPropertyDescriptor(proto, "reason")!;
+  let getterCalls = 0;
+  const rs = new ReadableStream();
+  const ws = new NativeWritableStream();
+  const ac = new AbortController();
+  const reason = new Error("stop");
+  const pipe = rs.pipeTo(ws as never, { signal: ac.signal }).then(() => "fulfilled", (e: unknown) => e);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  let outcome: unknown;
+  try {
+    Object.defineProperty(proto, "reason", {
+      ...saved,
+      get(this: AbortSignal) {
+        getterCalls++;
+        return saved.get!.call(this);
+      },
+    });
+    ac.abort(reason);
+    outcome = await pipe;
+  } finally {
+    Object.defineProperty(proto, "reason", saved);
+  }
+  assert.is(getterCalls, 0);
+  assert.is(outcome, reason);
+});
+
+test("ours.pipeTo(native): a dispatched 'abort' event on a signal that is not aborted does not stop the pipe", async () => {
+  let cancelled = 0;
+  const rs = new ReadableStream({ cancel() { cancelled++; } });
+  const ws = new NativeWritableStream();
+  const ac = new AbortController();
+  let settled: unknown = "pending";
+  const pipe = rs.pipeTo(ws as never, { signal: ac.signal }).then(() => "fulfilled", (e: unknown) => e);
+  void pipe.then((v) => { settled = v; });
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  ac.signal.dispatchEvent(new Event("abort"));
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.is(settled, "pending");
+  assert.is(cancelled, 0);
+  const reason = new Error("now for real");
+  ac.abort(reason);
+  assert.is(await pipe, reason);
+  assert.is(cancelled, 1);
+});
+
 test.run();

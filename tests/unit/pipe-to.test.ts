@@ -476,4 +476,82 @@ test("pipeThrough: options are honoured (preventClose leaves the writable open)"
   reader.releaseLock();
 });
 
+// --- user-patchable built-ins ------------------------------------------------------------------------
+
+/**
+ * Wraps the methods `names` of `target` so that calls are counted (and still work), runs `fn`, and puts the
+ * exact original descriptors back.
+ */
+async function countingCalls(target: object, names: PropertyKey[], fn: () => Promise<void>): Promise<number> {
+  const saved = names.map((n) => Object.getOwnPropertyDescriptor(target, n)!);
+  let calls = 0;
+  try {
+    names.forEach((n, i) => {
+      const original = saved[i]!.value as (...args: unknown[]) => unknown;
+      Object.defineProperty(target, n, {
+        ...saved[i],
+        value: function (this: unknown, ...args: unknown[]) {
+          calls++;
+          return Reflect.apply(original, this, args);
+        },
+      });
+    });
+    await fn();
+  } finally {
+    names.forEach((n, i) => Object.defineProperty(target, n, saved[i]!));
+  }
+  return calls;
+}
+
+test("signal: aborting a pipe goes through no patched Array.prototype.push or array iterator", async () => {
+  const ArrayIteratorPrototype = Object.getPrototypeOf([][Symbol.iterator]()) as object;
+  let cancelled = 0;
+  let aborted = 0;
+  const rs = new ReadableStream({ cancel() { cancelled++; } });
+  const ws = new WritableStream({ abort() { aborted++; } });
+  const ac = new AbortController();
+  const reason = new Error("stop");
+  let outcome: unknown;
+  const pipe = rs.pipeTo(ws, { signal: ac.signal }).then(() => "fulfilled", (e: unknown) => e);
+  await delay();
+  const iteratorCalls = await countingCalls(ArrayIteratorPrototype, ["next"], async () => {
+    const pushCalls = await countingCalls(Array.prototype, ["push", Symbol.iterator], async () => {
+      ac.abort(reason);
+      outcome = await pipe;
+    });
+    assert.is(pushCalls, 0, "Array.prototype.push / [Symbol.iterator] called");
+  });
+  assert.is(iteratorCalls, 0, "%ArrayIteratorPrototype%.next called");
+  assert.is(outcome, reason);
+  assert.is(cancelled, 1);
+  assert.is(aborted, 1);
+});
+
+test("signal: an 'abort' event dispatched on a signal that is not aborted does not stop the pipe", async () => {
+  let cancelled = 0;
+  let aborted = 0;
+  let controller!: ReadableStreamDefaultController<string>;
+  const rs = new ReadableStream<string>({ start(c) { controller = c; }, cancel() { cancelled++; } });
+  const written: string[] = [];
+  const ws = new WritableStream<string>({ write(chunk) { written.push(chunk); }, abort() { aborted++; } });
+  const ac = new AbortController();
+  let settled: unknown = "pending";
+  const pipe = rs.pipeTo(ws, { signal: ac.signal }).then(() => "fulfilled", (e: unknown) => e);
+  void pipe.then((v) => { settled = v; });
+  await delay();
+  ac.signal.dispatchEvent(new Event("abort"));
+  await delay();
+  assert.is(settled, "pending", "the pipe must only react to the signal being aborted (DOM 'signal abort')");
+  assert.is(cancelled, 0);
+  assert.is(aborted, 0);
+  controller.enqueue("still piping");
+  await delay();
+  assert.equal(written, ["still piping"]);
+  const reason = new Error("now for real");
+  ac.abort(reason);
+  assert.is(await pipe, reason);
+  assert.is(cancelled, 1);
+  assert.is(aborted, 1);
+});
+
 test.run();

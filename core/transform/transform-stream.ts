@@ -310,7 +310,13 @@ function TransformStreamDefaultControllerPerformTransform(c: TransformController
   const transformPromise = c.cleared ? undefined : c.transformAlgorithm(chunk);
   // FP-TS-SYNC: a transform that returned synchronously has nothing to react to.
   if (transformPromise === undefined) return undefined;
-  return PromisePrototypeThen(transformPromise, undefined, c.onTransformRejected ??= makeTransformRejected(c));
+  // "Reacting" to a Promise<undefined> fulfils with undefined: passing the transform's value on instead (no
+  // fulfillment handler) would resolve the result with it and look up its `then` a second time.
+  return PromisePrototypeThen(transformPromise, returnUndefined, c.onTransformRejected ??= makeTransformRejected(c));
+}
+
+function returnUndefined(): undefined {
+  return undefined;
 }
 
 function makeTransformRejected(c: TransformControllerInternal): (r: unknown) => never {

@@ -458,4 +458,34 @@ test("pipeThrough a TransformStream end to end with flush", async () => {
   assert.equal(await readAll(out), ["aa", "bb", "cc", "end"]);
 });
 
+test("transform() returning a promise: its fulfillment value gets only the spec's one `then` lookup", async () => {
+  // The transform promise adopts the returned promise, which looks up `then` on its value once; reacting to it
+  // (TransformStreamDefaultControllerPerformTransform) converts to Promise<undefined> and looks up nothing more.
+  let gets = 0;
+  const value = {
+    get then() {
+      gets++;
+      return undefined;
+    },
+  };
+  const returned = Promise.resolve(value);
+  await returned;
+  const ts = new TransformStream<string, string>({
+    transform(chunk, c) {
+      c.enqueue(chunk);
+      return returned as Promise<never>;
+    },
+  });
+  const writer = ts.writable.getWriter();
+  const reader = ts.readable.getReader();
+  for (const chunk of ["waits for backpressure", "no backpressure"]) {
+    gets = 0;
+    const read = reader.read();
+    await writer.write(chunk);
+    assert.equal(await read, { value: chunk, done: false });
+    await delay();
+    assert.is(gets, 1, chunk);
+  }
+});
+
 test.run();

@@ -507,7 +507,7 @@ function ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(c: Byt
     const desc = c.pendingPullIntos.peek();
     if (ReadableByteStreamControllerFillPullIntoDescriptorFromQueue(c, desc)) {
       ReadableByteStreamControllerShiftPendingPullInto(c);
-      filled.push(desc);
+      filled[filled.length] = desc; // not push(): see ReadableByteStreamControllerRespondInClosedState
     }
   }
   return filled;
@@ -607,9 +607,10 @@ function ReadableByteStreamControllerRespondInClosedState(c: ByteControllerInter
   if (first.readerType === "none") ReadableByteStreamControllerShiftPendingPullInto(c);
   const stream = c.stream;
   if (ReadableStreamHasBYOBReader(stream)) {
+    // Appends by index: Array.prototype.push is looked up at call time and script can patch it.
     const filled: PullIntoDescriptor[] = [];
     while (filled.length < ReadableStreamGetNumRequests(stream)) {
-      filled.push(ReadableByteStreamControllerShiftPendingPullInto(c));
+      filled[filled.length] = ReadableByteStreamControllerShiftPendingPullInto(c);
     }
     for (let i = 0; i < filled.length; i++) ReadableByteStreamControllerCommitPullIntoDescriptor(stream, filled[i]!);
   }

@@ -21,10 +21,17 @@ interface IteratorRecord {
   sync: boolean;
 }
 
+/** Names for error messages, so that none is made by calling the (replaceable) global String. */
+function keyName(key: symbol | string): string {
+  if (key === SymbolAsyncIterator) return "Symbol.asyncIterator";
+  if (key === SymbolIterator) return "Symbol.iterator";
+  return typeof key === "string" ? key : "the method";
+}
+
 function GetMethod(obj: unknown, key: symbol | string): Function | undefined {
   const fn = (obj as Record<PropertyKey, unknown>)[key];
   if (fn === undefined || fn === null) return undefined;
-  if (typeof fn !== "function") throw typeError(`${String(key)} is not a function`);
+  if (typeof fn !== "function") throw typeError(`${keyName(key)} is not a function`);
   return fn;
 }
 

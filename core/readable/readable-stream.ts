@@ -211,8 +211,9 @@ export class ReadableStream<R = unknown> {
   tee(): [ReadableStream<R>, ReadableStream<R>] {
     const s = getStream(this);
     if (s === undefined) throw illegal();
-    const [a, b] = s.controller.isByte ? ReadableByteStreamTee(s) : ReadableStreamDefaultTee(s);
-    return [wrap<R>(a), wrap<R>(b)];
+    // Indexed reads, not `const [a, b] = ...`: destructuring goes through the (patchable) array iterator.
+    const branches = s.controller.isByte ? ReadableByteStreamTee(s) : ReadableStreamDefaultTee(s);
+    return [wrap<R>(branches[0]), wrap<R>(branches[1])];
   }
 
   /** Returns an async iterator over the stream's chunks. */

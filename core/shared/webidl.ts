@@ -26,6 +26,9 @@ export function convertUnrestrictedDouble(value: unknown): number {
   return +(value as number);
 }
 
+/** 2^53 − 1, fixed here: the global `Number` is looked up at call time and script can replace it. */
+const MAX_SAFE_INTEGER = 9007199254740991;
+
 /** `[EnforceRange] unsigned long long`. */
 export function convertEnforceRangeULongLong(value: unknown, context: string): number {
   let x = +(value as number);
@@ -33,8 +36,8 @@ export function convertEnforceRangeULongLong(value: unknown, context: string): n
     throw new NativeTypeError(`${context} must be a finite number`);
   }
   x = MathTrunc(x);
-  if (x < 0 || x > Number.MAX_SAFE_INTEGER) {
-    throw new NativeTypeError(`${context} is outside the accepted range of 0 to ${Number.MAX_SAFE_INTEGER}`);
+  if (x < 0 || x > MAX_SAFE_INTEGER) {
+    throw new NativeTypeError(`${context} is outside the accepted range of 0 to ${MAX_SAFE_INTEGER}`);
   }
   return x === 0 ? 0 : x; // normalise -0
 }

@@ -6,7 +6,7 @@
 import { LazyPromise, newDeferred, PENDING, promiseResolvedWith, uponAlgorithm, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
 import { NativeAbortController, PromisePrototypeThen, PromiseReject, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
 import { RingQueue } from "../shared/queue.ts";
-import { typeError } from "../shared/webidl.ts";
+import { rangeError, typeError } from "../shared/webidl.ts";
 import type { SizeAlgorithm } from "../strategies/extract.ts";
 
 export const WRITABLE = 0;
@@ -67,9 +67,9 @@ export class WritableControllerInternal {
     let ac = this.abortController;
     if (ac === undefined) {
       ac = this.abortController = new NativeAbortController();
-      if (this.aborted) ac.abort(this.abortReason);
+      if (this.aborted) ReflectApply(abortFn, ac, [this.abortReason]);
     }
-    return ac.signal;
+    return ReflectApply(signalGetter, ac, []) as AbortSignal;
   }
 
   signalAbort(reason: unknown): void {
@@ -80,7 +80,9 @@ export class WritableControllerInternal {
     if (ac !== undefined) ReflectApply(abortFn, ac, [reason]);
   }
 }
+// Captured at load: script may patch AbortController.prototype later.
 const abortFn = NativeAbortController.prototype.abort;
+const signalGetter = Object.getOwnPropertyDescriptor(NativeAbortController.prototype, "signal")!.get!;
 
 /**
  * A sink that can hold off a direct write for a while: a TransformStream while its readable side has
@@ -370,7 +372,7 @@ function DequeueValue(c: WritableControllerInternal): void {
 export function WritableStreamDefaultControllerWrite(c: WritableControllerInternal, chunk: unknown, chunkSize: number): void {
   if (c.hasSizeAlgorithm) {
     if (!(chunkSize >= 0) || chunkSize === Infinity) {
-      WritableStreamDefaultControllerErrorIfNeeded(c, new RangeError("The chunk size must be a finite, non-negative number"));
+      WritableStreamDefaultControllerErrorIfNeeded(c, rangeError("The chunk size must be a finite, non-negative number"));
       return;
     }
     let sizes = c.sizes;

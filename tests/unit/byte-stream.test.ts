@@ -640,4 +640,76 @@ test("pull: a byte stream pulls only when a read is pending (default high-water 
   assert.is(pulls, 1);
 });
 
+test("BYOB: filling pending reads (enqueue, respond in the closed state) calls no patched Array.prototype.push", async () => {
+  const saved = Object.getOwnPropertyDescriptor(Array.prototype, "push")!;
+  let calls = 0;
+  const patch = (): void => {
+    Object.defineProperty(Array.prototype, "push", {
+      ...saved,
+      value: function (this: unknown[], ...items: unknown[]) {
+        calls++;
+        return Reflect.apply(saved.value as (...a: unknown[]) => number, this, items);
+      },
+    });
+  };
+  const restore = (): void => {
+    Object.defineProperty(Array.prototype, "push", saved);
+  };
+  let controller!: ReadableByteStreamController;
+  const stream = new ReadableStream({ type: "bytes", start(c) { controller = c; } });
+  await Promise.resolve();
+  const reader = stream.getReader({ mode: "byob" });
+  const first = reader.read(new Uint8Array(4));
+  try {
+    patch();
+    controller.enqueue(new Uint8Array([1, 2, 3])); // ProcessPullIntoDescriptorsUsingQueue fills the read
+  } finally {
+    restore();
+  }
+  const r1 = await first;
+  assert.equal(Array.from(r1.value!), [1, 2, 3]);
+  const second = reader.read(new Uint8Array(4));
+  await Promise.resolve();
+  controller.close();
+  try {
+    patch();
+    controller.byobRequest!.respond(0); // ReadableByteStreamControllerRespondInClosedState
+  } finally {
+    restore();
+  }
+  const r2 = await second;
+  assert.is(r2.done, true);
+  assert.is(calls, 0);
+});
+
+test("[EnforceRange] conversions do not read a replaced global Number (autoAllocateChunkSize, read({ min }))", async () => {
+  const RealNumber = Number;
+  const g = globalThis as unknown as { Number: unknown };
+  let thrown: unknown;
+  let stream!: ReadableStream<Uint8Array>;
+  let read: Promise<unknown> | undefined;
+  try {
+    g.Number = { MAX_SAFE_INTEGER: 1, isNaN: RealNumber.isNaN };
+    try {
+      stream = new ReadableStream({
+        type: "bytes",
+        autoAllocateChunkSize: 16,
+        pull(c) {
+          const v = c.byobRequest!.view as Uint8Array;
+          v.set([5, 6, 7, 8]);
+          c.byobRequest!.respond(4);
+        },
+      });
+      read = stream.getReader({ mode: "byob" }).read(new Uint8Array(8), { min: 4 });
+    } catch (e) {
+      thrown = e;
+    }
+  } finally {
+    g.Number = RealNumber;
+  }
+  assert.is(thrown, undefined);
+  const result = (await read) as { value?: Uint8Array };
+  assert.equal(Array.from(result.value!), [5, 6, 7, 8]);
+});
+
 test.run();

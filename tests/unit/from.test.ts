@@ -274,4 +274,26 @@ test("from: cancelling a sync-iterable stream forwards to the sync iterator's re
   assert.equal(returned, ["why"]);
 });
 
+test("a non-callable @@asyncIterator throws TypeError without calling a replaced global String", () => {
+  const RealString = String;
+  const g = globalThis as unknown as { String: unknown };
+  let calls = 0;
+  let thrown: unknown;
+  try {
+    g.String = function FakeString() {
+      calls++;
+      return "";
+    };
+    try {
+      ReadableStream.from({ [Symbol.asyncIterator]: 1 } as never);
+    } catch (e) {
+      thrown = e;
+    }
+  } finally {
+    g.String = RealString;
+  }
+  assert.is(calls, 0);
+  assert.instance(thrown, TypeError);
+});
+
 test.run();

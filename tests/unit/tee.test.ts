@@ -342,4 +342,44 @@ test("byte tee: cloning reads no patched TypedArray getter", async () => {
   }
 });
 
+test("tee(): the two branches are returned without a patched array iterator", () => {
+  const ArrayIteratorPrototype = Object.getPrototypeOf([][Symbol.iterator]()) as object;
+  const iterDesc = Object.getOwnPropertyDescriptor(Array.prototype, Symbol.iterator)!;
+  const nextDesc = Object.getOwnPropertyDescriptor(ArrayIteratorPrototype, "next")!;
+  let calls = 0;
+  let thrown: unknown;
+  let defaultBranches: unknown[] = [];
+  let byteBranches: unknown[] = [];
+  try {
+    Object.defineProperty(Array.prototype, Symbol.iterator, {
+      ...iterDesc,
+      value: function (this: unknown[]) {
+        calls++;
+        return Reflect.apply(iterDesc.value as () => unknown, this, []);
+      },
+    });
+    Object.defineProperty(ArrayIteratorPrototype, "next", {
+      ...nextDesc,
+      value: function (this: unknown) {
+        calls++;
+        return Reflect.apply(nextDesc.value as () => unknown, this, []);
+      },
+    });
+    try {
+      defaultBranches = new ReadableStream().tee();
+      byteBranches = new ReadableStream({ type: "bytes" }).tee();
+    } catch (e) {
+      thrown = e;
+    }
+  } finally {
+    Object.defineProperty(Array.prototype, Symbol.iterator, iterDesc);
+    Object.defineProperty(ArrayIteratorPrototype, "next", nextDesc);
+  }
+  assert.is(thrown, undefined);
+  assert.is(calls, 0);
+  assert.is(defaultBranches.length, 2);
+  assert.is(byteBranches.length, 2);
+  for (const branch of [...defaultBranches, ...byteBranches]) assert.instance(branch, ReadableStream);
+});
+
 test.run();

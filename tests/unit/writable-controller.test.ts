@@ -193,4 +193,40 @@ test("the controller has no desiredSize (removed from the standard)", () => {
   assert.not.ok("desiredSize" in controller);
 });
 
+test("signal: made lazily after an abort, it comes from the captured AbortController methods, not patched ones", async () => {
+  const proto = AbortController.prototype;
+  const signalDesc = Object.getOwnPropertyDescriptor(proto, "signal")!;
+  const abortDesc = Object.getOwnPropertyDescriptor(proto, "abort")!;
+  let controller!: WritableStreamDefaultController;
+  const ws = new WritableStream({ start(c) { controller = c; } });
+  await delay();
+  const reason = new Error("aborted");
+  await ws.abort(reason);
+  let calls = 0;
+  let signal: AbortSignal | undefined;
+  try {
+    Object.defineProperty(proto, "signal", {
+      ...signalDesc,
+      get(this: AbortController) {
+        calls++;
+        return signalDesc.get!.call(this);
+      },
+    });
+    Object.defineProperty(proto, "abort", {
+      ...abortDesc,
+      value: function (this: AbortController, r?: unknown) {
+        calls++;
+        return Reflect.apply(abortDesc.value as (r?: unknown) => void, this, [r]);
+      },
+    });
+    signal = controller.signal;
+  } finally {
+    Object.defineProperty(proto, "signal", signalDesc);
+    Object.defineProperty(proto, "abort", abortDesc);
+  }
+  assert.is(calls, 0);
+  assert.is(signal!.aborted, true);
+  assert.is(signal!.reason, reason);
+});
+
 test.run();

@@ -388,4 +388,24 @@ test("strategy: size() is called once per write with the chunk; the result count
   assert.is(writer.desiredSize, 5);
 });
 
+test("an invalid chunk size errors the stream with the intrinsic RangeError, not a replaced global one", async () => {
+  const RealRangeError = RangeError;
+  const g = globalThis as unknown as { RangeError: unknown };
+  let calls = 0;
+  const ws = new WritableStream({}, { size: () => -1 });
+  const writer = ws.getWriter();
+  let write!: Promise<undefined>;
+  try {
+    g.RangeError = function FakeRangeError() {
+      calls++;
+    };
+    write = writer.write("x");
+  } finally {
+    g.RangeError = RealRangeError;
+  }
+  const error = await write.then(() => undefined, (e: unknown) => e);
+  assert.is(calls, 0);
+  assert.instance(error, RealRangeError);
+});
+
 test.run();

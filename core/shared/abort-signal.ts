@@ -6,11 +6,20 @@
  */
 import { ReflectApply } from "./primordials.ts";
 
-const signalProto = AbortSignal.prototype;
-const abortedGetter = Object.getOwnPropertyDescriptor(signalProto, "aborted")!.get!;
-const reasonGetter = Object.getOwnPropertyDescriptor(signalProto, "reason")!.get!;
-const addEventListener = EventTarget.prototype.addEventListener;
-const removeEventListener = EventTarget.prototype.removeEventListener;
+// A host without AbortSignal (none of the supported runtimes) gets pipes that accept no signal.
+const signalProto: object | undefined = (globalThis as { AbortSignal?: typeof AbortSignal }).AbortSignal?.prototype;
+const noSignal = (): never => {
+  throw new TypeError("AbortSignal is not available in this environment");
+};
+const abortedGetter: () => unknown = signalProto === undefined
+  ? noSignal
+  : Object.getOwnPropertyDescriptor(signalProto, "aborted")!.get!;
+const reasonGetter: () => unknown = signalProto === undefined
+  ? noSignal
+  : Object.getOwnPropertyDescriptor(signalProto, "reason")!.get!;
+const eventTargetProto = (globalThis as { EventTarget?: typeof EventTarget }).EventTarget?.prototype;
+const addEventListener: Function = eventTargetProto === undefined ? noSignal : eventTargetProto.addEventListener;
+const removeEventListener: Function = eventTargetProto === undefined ? noSignal : eventTargetProto.removeEventListener;
 
 /** Brand check for AbortSignal without user-patchable lookups. */
 export function isAbortSignal(x: unknown): x is AbortSignal {

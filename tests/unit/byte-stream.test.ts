@@ -161,6 +161,19 @@ test("enqueue: a view over a detached buffer throws TypeError", () => {
   assert.instance(syncError(() => controller.enqueue(view)), TypeError);
 });
 
+test("enqueue: a SharedArrayBuffer-backed view throws TypeError and nothing is queued", async () => {
+  const { stream, controller } = byteStream();
+  const err = syncError(() => controller.enqueue(new Uint8Array(new SharedArrayBuffer(4))));
+  assert.instance(err, TypeError);
+  assert.match((err as TypeError).message, /SharedArrayBuffer/);
+  assert.is(controller.desiredSize, 0);
+  controller.enqueue(new Uint8Array([1, 2]));
+  controller.close();
+  const reader = stream.getReader();
+  assert.equal(Array.from((await reader.read()).value!), [1, 2]);
+  assert.is((await reader.read()).done, true);
+});
+
 test("enqueue: after close() or error() throws TypeError", () => {
   const a = byteStream();
   a.controller.close();

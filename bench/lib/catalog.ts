@@ -316,7 +316,15 @@ export const SCENARIOS: readonly Scenario[] = [
     bytes: 1 * MiB,
     ops: 0,
   },
-  // 11, floors (reference lines under the native row): the least JavaScript any implementation runs for the byte scenarios
+  // 11, floors (reference lines under the native row): the least JavaScript any implementation runs for a scenario
+  {
+    id: "floor-read-loop",
+    group: 11,
+    title: "floor of read-loop: per chunk a pending promise, the pull's reaction job and an await (no streams)",
+    unit: "MB/s",
+    bytes: 8 * MiB,
+    ops: 0,
+  },
   {
     id: "floor-flight",
     group: 11,

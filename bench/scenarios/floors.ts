@@ -1,8 +1,10 @@
 /**
- * Floors of the byte-stream scenarios (group 11, ids `floor-…`): the least work the Streams Standard
- * requires of any implementation written in JavaScript for the same data, with no stream objects at all.
- * Per chunk, every byte-stream `enqueue()` must detach the caller's buffer (TransferArrayBuffer: a new
- * ArrayBuffer object) and a default read must hand out a new Uint8Array over it; a read is a promise.
+ * Floors (group 11, ids `floor-…`): the least work the Streams Standard requires of any implementation
+ * written in JavaScript for the same data, with no stream objects at all. In a read loop every read is a
+ * promise that is still pending when read() returns (the standard calls pull() in the reaction to the
+ * previous pull, after the consumer's next read), so a chunk costs a pending promise, the pull's reaction
+ * job and the consumer's await. Per byte chunk, `enqueue()` must also detach the caller's buffer
+ * (TransferArrayBuffer: a new ArrayBuffer object) and a default read must hand out a new Uint8Array over it.
  * Run once, under the `native` row only: it is a reference line, not an implementation.
  * @module
  */
@@ -27,6 +29,24 @@ const transfer: (buffer: ArrayBuffer) => ArrayBuffer =
 export function buildFloor(id: string, data: Data): Floor | undefined {
   const { count, expect } = data;
   switch (id) {
+    case "floor-read-loop":
+      return {
+        note: "per chunk: a pending read promise, the pull reaction job (which fulfills it), the await",
+        prepare: () => data.chunks,
+        async run(chunks) {
+          const tally = new Tally();
+          let i = 0;
+          const settled = Promise.resolve();
+          const pull = (resolve: (r: { value: Uint8Array; done: false }) => void): void => {
+            void settled.then(() => resolve({ value: chunks[i++]!, done: false }));
+          };
+          while (i < count) {
+            const result = await new Promise(pull);
+            tally.add(result.value);
+          }
+          tally.check(expect, "floor: read loop");
+        },
+      };
     case "floor-flight":
       return {
         note: "per chunk: transfer + new Uint8Array at enqueue, then an await of an already-resolved read result",

@@ -6,7 +6,7 @@
  */
 import { LazyPromise, PENDING, PromiseReject, PromiseResolve, type AlgorithmResult } from "../shared/promise.ts";
 import { PromisePrototypeThen } from "../shared/primordials.ts";
-import { RingQueue } from "../shared/queue.ts";
+import { RequestQueue } from "../shared/queue.ts";
 
 export const READABLE = 0;
 export const CLOSED = 1;
@@ -50,7 +50,7 @@ export class ReaderInternal {
   readonly closed: LazyPromise = new LazyPromise();
   readonly byob: boolean;
   /** [[readRequests]] (default reader) or [[readIntoRequests]] (BYOB reader). */
-  requests: RingQueue<ReadRequest & ReadIntoRequest> = new RingQueue();
+  requests: RequestQueue<ReadRequest & ReadIntoRequest> = new RequestQueue();
 
   constructor(byob: boolean) {
     this.byob = byob;
@@ -85,7 +85,7 @@ export function ReadableStreamClose(stream: ReadableStreamInternal): void {
   if (!reader.byob) {
     const requests = reader.requests;
     if (requests.size === 0) return;
-    reader.requests = new RingQueue();
+    reader.requests = new RequestQueue();
     while (requests.size > 0) requests.shift().closeSteps();
   }
 }
@@ -112,7 +112,7 @@ function ReadableStreamNotifySettled(stream: ReadableStreamInternal): void {
 export function ReaderErrorRequests(reader: ReaderInternal, e: unknown): void {
   const requests = reader.requests;
   if (requests.size === 0) return;
-  reader.requests = new RingQueue();
+  reader.requests = new RequestQueue();
   while (requests.size > 0) requests.shift().errorSteps(e);
 }
 
@@ -130,7 +130,7 @@ export function ReadableStreamCancel(stream: ReadableStreamInternal, reason: unk
   if (reader !== undefined && reader.byob) {
     const requests = reader.requests;
     if (requests.size > 0) {
-      reader.requests = new RingQueue();
+      reader.requests = new RequestQueue();
       while (requests.size > 0) requests.shift().closeSteps(undefined);
     }
   }

@@ -79,3 +79,29 @@ export class RingQueue<T> {
     this.#mask = cap * 2 - 1;
   }
 }
+
+/**
+ * A FIFO for read requests: almost always empty or holding one request (a pipe's or an iterator's), which is
+ * kept in a field of its own; only further requests go to a ring buffer.
+ */
+export class RequestQueue<T> {
+  #first: T | undefined = undefined;
+  #rest: RingQueue<T> | undefined = undefined;
+  #size = 0;
+
+  get size(): number {
+    return this.#size;
+  }
+
+  push(value: T): void {
+    if (this.#size++ === 0) this.#first = value;
+    else (this.#rest ??= new RingQueue()).push(value);
+  }
+
+  /** Removes and returns the first element. The queue must not be empty. */
+  shift(): T {
+    const value = this.#first as T;
+    this.#first = --this.#size === 0 ? undefined : this.#rest!.shift();
+    return value;
+  }
+}

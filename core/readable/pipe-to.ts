@@ -46,6 +46,9 @@ import {
 /** An action of pipeTo's shutdown: performing it gives a promise. */
 export type Action = () => Promise<unknown>;
 
+/** The TypeError a pipe's reader and writer are released with (see Pipe.finalize). */
+let pipeReleasedError: TypeError | undefined = undefined;
+
 function ignore(): void {}
 
 class Pipe implements ReadRequest, WriteRequest {
@@ -437,8 +440,11 @@ class Pipe implements ReadRequest, WriteRequest {
   finalize(isError: boolean, error: unknown): void {
     if (this.writer.onReady === this.pumpBound) this.writer.onReady = undefined;
     this.active = false;
-    WritableStreamDefaultWriterRelease(this.writer);
-    ReadableStreamReaderRelease(this.reader);
+    // The pipe's reader and writer are its own: their promises reject only into the pipe's handlers, which
+    // ignore them once shutting down, so one TypeError made once stands for the ones release would make.
+    const released = pipeReleasedError ??= typeError("The pipe released its lock");
+    WritableStreamDefaultWriterRelease(this.writer, released);
+    ReadableStreamReaderRelease(this.reader, released);
     const removeAbortAlgorithm = this.removeAbortAlgorithm;
     if (removeAbortAlgorithm !== undefined) {
       this.removeAbortAlgorithm = undefined;

@@ -35,10 +35,15 @@ export function ReadableStreamReaderGenericCancel(reader: ReaderInternal, reason
   return ReadableStreamCancel(reader.stream!, reason);
 }
 
-/** ReadableStreamReaderGenericRelease(reader). */
-export function ReadableStreamReaderGenericRelease(reader: ReaderInternal): void {
+/**
+ * ReadableStreamReaderGenericRelease(reader). `error` is the TypeError the spec creates here: a caller whose
+ * reader nobody else can see may pass one it made once.
+ */
+export function ReadableStreamReaderGenericRelease(
+  reader: ReaderInternal,
+  error: TypeError = typeError("The reader's lock was released"),
+): void {
   const stream = reader.stream!;
-  const error = typeError("The reader's lock was released");
   if (stream.state === READABLE) reader.closed.reject(error, true);
   else reader.closed.resetRejected(error, true);
   stream.controller.releaseSteps();
@@ -87,8 +92,11 @@ export function ReadableStreamBYOBReaderRead(
   else (stream.controller as unknown as PullIntoCapable).pullInto(view, min, readIntoRequest);
 }
 
-/** ReadableStreamDefaultReaderRelease / ReadableStreamBYOBReaderRelease. */
-export function ReadableStreamReaderRelease(reader: ReaderInternal): void {
-  ReadableStreamReaderGenericRelease(reader);
-  ReaderErrorRequests(reader, typeError("The reader's lock was released"));
+/**
+ * ReadableStreamDefaultReaderRelease / ReadableStreamBYOBReaderRelease. The second TypeError reaches nobody when
+ * no read request is pending, so it is only made when one is. `error`: see ReadableStreamReaderGenericRelease.
+ */
+export function ReadableStreamReaderRelease(reader: ReaderInternal, error?: TypeError): void {
+  ReadableStreamReaderGenericRelease(reader, error);
+  if (reader.requests.size !== 0) ReaderErrorRequests(reader, error ?? typeError("The reader's lock was released"));
 }

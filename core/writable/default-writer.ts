@@ -68,10 +68,15 @@ function WritableStreamDefaultWriterGetDesiredSize(writer: WriterInternal): numb
   return WritableStreamDefaultControllerGetDesiredSize(stream.controller);
 }
 
-/** WritableStreamDefaultWriterRelease(writer). */
-export function WritableStreamDefaultWriterRelease(writer: WriterInternal): void {
+/**
+ * WritableStreamDefaultWriterRelease(writer). `releasedError` is the TypeError the spec creates here: a caller
+ * whose writer nobody else can see may pass one it made once.
+ */
+export function WritableStreamDefaultWriterRelease(
+  writer: WriterInternal,
+  releasedError: TypeError = typeError("The writer's lock was released"),
+): void {
   const stream = writer.stream!;
-  const releasedError = typeError("The writer's lock was released");
   WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer, releasedError);
   WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer, releasedError);
   stream.writer = undefined;

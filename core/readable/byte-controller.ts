@@ -111,6 +111,7 @@ export class ByteControllerInternal implements ReadableControllerInternal, PullT
   onPullFulfilled: (() => void) | undefined = undefined;
   onPullRejected: ((e: unknown) => void) | undefined = undefined;
   /** FP-PULL-TURN: jobs deferred to the next pull reaction, and their runner when pull() returned a promise. */
+  turnJob: (() => void) | undefined = undefined;
   turnJobs: (() => void)[] | undefined = undefined;
   turnJobCount = 0;
   runTurnJobs: (() => void) | undefined = undefined;

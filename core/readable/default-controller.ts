@@ -52,6 +52,7 @@ export class DefaultControllerInternal implements ReadableControllerInternal, Pu
   onPullFulfilled: (() => void) | undefined = undefined;
   onPullRejected: ((e: unknown) => void) | undefined = undefined;
   /** FP-PULL-TURN: jobs deferred to the next pull reaction, and their runner when pull() returned a promise. */
+  turnJob: (() => void) | undefined = undefined;
   turnJobs: (() => void)[] | undefined = undefined;
   turnJobCount = 0;
   runTurnJobs: (() => void) | undefined = undefined;
@@ -198,6 +199,14 @@ export function ReadableStreamDefaultControllerClose(c: DefaultControllerInterna
 /** ReadableStreamDefaultControllerEnqueue(controller, chunk). */
 export function ReadableStreamDefaultControllerEnqueue(c: DefaultControllerInternal, chunk: unknown): void {
   if (!ReadableStreamDefaultControllerCanCloseOrEnqueue(c)) return;
+  ReadableStreamDefaultControllerEnqueueSteps(c, chunk);
+}
+
+/**
+ * ReadableStreamDefaultControllerEnqueue from step 2, for callers that have just checked
+ * ReadableStreamDefaultControllerCanCloseOrEnqueue themselves (controller.enqueue(), TransformStream's enqueue).
+ */
+export function ReadableStreamDefaultControllerEnqueueSteps(c: DefaultControllerInternal, chunk: unknown): void {
   const stream = c.stream;
   if (IsReadableStreamLocked(stream) && ReadableStreamGetNumRequests(stream) > 0) {
     ReadableStreamFulfillReadRequest(stream, chunk, false);
@@ -354,7 +363,7 @@ export class ReadableStreamDefaultController<R = unknown> {
     if (!ReadableStreamDefaultControllerCanCloseOrEnqueue(c)) {
       throw typeError("The stream is not in a state that permits enqueue");
     }
-    ReadableStreamDefaultControllerEnqueue(c, chunk);
+    ReadableStreamDefaultControllerEnqueueSteps(c, chunk);
   }
 
   /** Errors the stream with `e`. */

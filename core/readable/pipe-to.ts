@@ -347,7 +347,7 @@ class Pipe implements ReadRequest, WriteRequest {
     }
     if (!this.shuttingDown) {
       if (this.writer.ready.state === PENDING) this.writer.onReady = this.pumpBound; // FP-PIPE-READY
-      else this.pump();
+      else if (!this.reading) this.pump(); // (a pump while a read is pending would do nothing)
     }
   }
 

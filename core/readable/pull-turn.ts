@@ -10,9 +10,11 @@ import { queueMicrotask } from "../shared/primordials.ts";
 
 /** The part of a controller that collects the jobs of one pull turn. */
 export interface PullTurn {
-  /** Jobs deferred to this controller's next pull reaction, in order; allocated on first use. */
+  /** The first job deferred to this controller's next pull reaction (usually the only one). */
+  turnJob: (() => void) | undefined;
+  /** The jobs after the first, in order; allocated on first use. */
   turnJobs: (() => void)[] | undefined;
-  /** How many of `turnJobs` are set (the array is reused, never shrunk: no allocation per turn). */
+  /** How many jobs are deferred (`turnJob` and then `turnJobs`; the array is reused, never shrunk). */
   turnJobCount: number;
 }
 
@@ -36,8 +38,10 @@ export function DeferToPullReaction(job: () => void): void {
   const turn = active;
   if (turn === undefined) {
     queueMicrotask(job);
+  } else if (turn.turnJobCount++ === 0) {
+    turn.turnJob = job;
   } else {
-    (turn.turnJobs ??= [])[turn.turnJobCount++] = job;
+    (turn.turnJobs ??= [])[turn.turnJobCount - 2] = job;
   }
 }
 
@@ -49,12 +53,19 @@ export function HasPullTurnJobs(turn: PullTurn): boolean {
 /** Runs (at the start of the pull reaction, or in a microtask of their own) the jobs deferred to `turn`. */
 export function RunPullTurnJobs(turn: PullTurn): void {
   if (turn.turnJobCount === 0) return;
+  const first = turn.turnJob!;
+  turn.turnJob = undefined;
+  first();
+  if (turn.turnJobCount !== 1) RunMoreTurnJobs(turn);
+  turn.turnJobCount = 0;
+}
+
+function RunMoreTurnJobs(turn: PullTurn): void {
   const jobs = turn.turnJobs!;
   // Index loop: a job may defer more jobs (they then run in this same pass, still in order).
-  for (let i = 0; i < turn.turnJobCount; i++) {
+  for (let i = 0; i < turn.turnJobCount - 1; i++) {
     const job = jobs[i]!;
     jobs[i] = undefined!;
     job();
   }
-  turn.turnJobCount = 0;
 }

@@ -13,7 +13,7 @@ import {
   DefaultControllerInternal,
   ReadableStreamDefaultControllerCanCloseOrEnqueue,
   ReadableStreamDefaultControllerClose,
-  ReadableStreamDefaultControllerEnqueue,
+  ReadableStreamDefaultControllerEnqueueSteps,
   ReadableStreamDefaultControllerError,
   ReadableStreamDefaultControllerGetDesiredSize,
   ReadableStreamDefaultControllerHasBackpressure,
@@ -296,7 +296,7 @@ function TransformStreamDefaultControllerEnqueue(c: TransformControllerInternal,
     throw typeError("Readable side is not in a state that permits enqueue");
   }
   try {
-    ReadableStreamDefaultControllerEnqueue(readableController, chunk);
+    ReadableStreamDefaultControllerEnqueueSteps(readableController, chunk);
   } catch (e) {
     TransformStreamErrorWritableAndUnblockWrite(stream, e);
     throw stream.readable.storedError;

@@ -12,6 +12,7 @@ import { CreateReadableStream } from "../readable/create.ts";
 import {
   DefaultControllerInternal,
   ReadableStreamDefaultControllerCanCloseOrEnqueue,
+  ReadableStreamDefaultControllerCallPullIfNeeded,
   ReadableStreamDefaultControllerClose,
   ReadableStreamDefaultControllerEnqueueSteps,
   ReadableStreamDefaultControllerError,
@@ -21,16 +22,19 @@ import {
 } from "../readable/default-controller.ts";
 import { wrapReadableStream, type ReadableStream } from "../readable/readable-stream.ts";
 import { PULL_PENDING, type SourceAlgorithms } from "../readable/source-algorithms.ts";
-import { ERRORED as R_ERRORED, type ReadableStreamInternal } from "../readable/stream-internal.ts";
+import { ERRORED as R_ERRORED, READABLE, ReadableStreamFulfillReadRequest, type ReadableStreamInternal } from "../readable/stream-internal.ts";
 import {
   ERRORED as W_ERRORED,
   ERRORING,
+  WRITABLE,
   SetUpWritableStreamDefaultController,
+  WritableStreamDefaultControllerAdvanceQueueIfNeeded,
   WritableControllerInternal,
   WritableStreamDefaultControllerErrorIfNeeded,
   WritableStreamInternal,
   type DirectWriteGate,
   type SinkAlgorithms,
+  type WriteRequest,
 } from "../writable/stream-internal.ts";
 import { wrapWritableStream, type WritableStream } from "../writable/writable-stream.ts";
 
@@ -73,6 +77,41 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
 
   readableController(): DefaultControllerInternal {
     return this.readable.controller as DefaultControllerInternal;
+  }
+
+  /**
+   * FP-TS-IDENTITY: a pipe's direct write (FP-FUSE) into this stream's writable side when there is no
+   * transform() and the chunk goes straight to a read request waiting on the readable side. The steps are
+   * those of WritableStreamWriteDirect -> TransformStreamDefaultSinkWriteAlgorithm ->
+   * TransformStreamDefaultControllerPerformTransform -> the identity transform algorithm ->
+   * TransformStreamDefaultControllerEnqueue -> ReadableStreamDefaultControllerEnqueue, in the same order,
+   * with the checks whose outcome is known in this state made once, up front; anything else returns false
+   * before changing any state, and the write takes the general path.
+   */
+  writeIdentity(chunk: unknown, request: WriteRequest): boolean {
+    const c = this.controller;
+    if (this.backpressure !== false || c.transformFn !== undefined || c.cleared) return false;
+    const readable = this.readable;
+    const rc = readable.controller as DefaultControllerInternal;
+    // TransformStreamDefaultControllerEnqueue can enqueue, and ReadableStreamDefaultControllerEnqueue hands
+    // the chunk to a pending read request (no queue, no size()).
+    if (rc.closeRequested || readable.state !== READABLE) return false;
+    const reader = readable.reader;
+    if (reader === undefined || reader.requests.size === 0) return false;
+    const writable = this.writable;
+    const wc = writable.controller;
+    writable.inFlightWriteRequest = request;
+    ReadableStreamFulfillReadRequest(readable, chunk, false);
+    // ReadableStreamDefaultControllerCallPullIfNeeded changes nothing while a pull is pending and another is
+    // already due (the pull algorithm, FP-TS-PULL, stays pending until backpressure changes): only
+    // ShouldCallPull would decide whether [[pullAgain]] becomes true, and it is true already.
+    if (!rc.pulling || !rc.pullAgain) ReadableStreamDefaultControllerCallPullIfNeeded(rc);
+    if (ReadableStreamDefaultControllerHasBackpressure(rc) !== this.backpressure) TransformStreamSetBackpressure(this, true);
+    // The transform completed synchronously: the rest of WritableStreamWriteDirectNow.
+    writable.inFlightWriteRequest = undefined;
+    request.resolve();
+    if (writable.state !== WRITABLE || wc.queue.size !== 0) WritableStreamDefaultControllerAdvanceQueueIfNeeded(wc);
+    return true;
   }
 
   // Sink algorithms (§6.4.3)

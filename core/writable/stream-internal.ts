@@ -92,6 +92,12 @@ const signalGetter = Object.getOwnPropertyDescriptor(NativeAbortController.proto
 export interface DirectWriteGate {
   backpressure: boolean | undefined;
   onUnblock: (() => void) | undefined;
+  /**
+   * FP-TS-IDENTITY: a direct write (the writable side idle, no backpressure, no size()) into a TransformStream
+   * without a transform() whose readable side has a read request waiting, as one step; returns false (having
+   * done nothing) when it does not apply.
+   */
+  writeIdentity(chunk: unknown, request: WriteRequest): boolean;
 }
 
 /** Internal state of a WritableStream (§5.2.2). */
@@ -615,7 +621,10 @@ export function WritableStreamWriteDirect(
   }
   if (c.hasSizeAlgorithm) return WritableStreamWriteDirectSized(stream, chunk, request, writer);
   const gate = stream.gate;
-  if (gate !== undefined && gate.backpressure) return DIRECT_GATED;
+  if (gate !== undefined) {
+    if (gate.backpressure) return DIRECT_GATED;
+    if (gate.writeIdentity(chunk, request)) return DIRECT_OK; // FP-TS-IDENTITY
+  }
   return WritableStreamWriteDirectNow(stream, chunk, undefined, request);
 }
 

@@ -99,6 +99,52 @@ for (const stages of [1, 3, 8]) {
   });
 }
 
+/**
+ * Runs source -> `stages` transforms -> sink and records, in order, the source's pulls, the jobs its pulls
+ * queue, the sink's writes and their promises settling: the observable timeline of the chain.
+ */
+async function timeline(stages: number, transform: boolean, slowEvery: number): Promise<string[]> {
+  const events: string[] = [];
+  let i = 0;
+  const source = new ReadableStream<number>({
+    pull(c) {
+      const n = i++;
+      events.push(`pull ${n}`);
+      queueMicrotask(() => events.push(`job ${n}`));
+      c.enqueue(n);
+      if (i === 40) c.close();
+    },
+  });
+  let s = source;
+  for (let k = 0; k < stages; k++) {
+    s = s.pipeThrough(
+      transform ? new TransformStream<number, number>({ transform: (chunk, c) => c.enqueue(chunk) }) : new TransformStream<number, number>(),
+    );
+  }
+  await within(s.pipeTo(new WritableStream<number>({
+    write(chunk) {
+      events.push(`write ${chunk}`);
+      if (slowEvery !== 0 && chunk % slowEvery === 0) {
+        return Promise.resolve().then(() => {
+          events.push(`written ${chunk}`);
+        });
+      }
+      return undefined;
+    },
+  })));
+  return events;
+}
+
+for (const stages of [1, 3]) {
+  for (const slowEvery of [0, 3]) {
+    test(`${stages} transform(s) without transform() (FP-TS-IDENTITY) behave as ones with transform(c, ctl) { ctl.enqueue(c) }${slowEvery ? ", slow sink" : ""}`, async () => {
+      const identity = await timeline(stages, false, slowEvery);
+      const explicit = await timeline(stages, true, slowEvery);
+      assert.equal(identity, explicit);
+    });
+  }
+}
+
 test("chain ending in a reader loop and in for-await: the pipeThrough links are fused", async () => {
   const a = identityChain(counter(300).stream, 3);
   const reader = a.getReader();

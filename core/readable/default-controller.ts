@@ -231,7 +231,9 @@ export function ReadableStreamDefaultControllerEnqueueSteps(c: DefaultController
       c.queueTotalSize += chunkSize;
     }
   }
-  ReadableStreamDefaultControllerCallPullIfNeeded(c);
+  // While a pull is pending CallPullIfNeeded can only set [[pullAgain]] (ShouldCallPull has no side effects):
+  // nothing to do when it is set already, as it stays on a transform's readable side (FP-TS-PULL).
+  if (!c.pulling || !c.pullAgain) ReadableStreamDefaultControllerCallPullIfNeeded(c);
 }
 
 /** ReadableStreamDefaultControllerError(controller, e). */

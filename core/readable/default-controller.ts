@@ -18,14 +18,11 @@ import { NO_SOURCE_ALGORITHMS, PULL_PENDING, UnderlyingSourceAlgorithms, type So
 import {
   CLOSED,
   ERRORED,
-  IsReadableStreamLocked,
   NO_CHUNK,
   READABLE,
   ReadableStreamAddRequest,
   ReadableStreamClose,
   ReadableStreamError,
-  ReadableStreamFulfillReadRequest,
-  ReadableStreamGetNumRequests,
   type ReadableControllerInternal,
   type ReadableStreamInternal,
   type ReadRequest,
@@ -173,10 +170,12 @@ function makePullFulfilled(c: DefaultControllerInternal): () => void {
 
 /** ReadableStreamDefaultControllerShouldCallPull(controller). */
 function ReadableStreamDefaultControllerShouldCallPull(c: DefaultControllerInternal): boolean {
-  if (!c.started) return false;
-  if (!ReadableStreamDefaultControllerCanCloseOrEnqueue(c)) return false;
+  // CanCloseOrEnqueue, IsReadableStreamLocked and GetNumReadRequests written out: this runs more than once per
+  // chunk, and its size decides whether it is inlined.
   const stream = c.stream;
-  if (IsReadableStreamLocked(stream) && ReadableStreamGetNumRequests(stream) > 0) return true;
+  if (!c.started || c.closeRequested || stream.state !== READABLE) return false;
+  const reader = stream.reader;
+  if (reader !== undefined && reader.requests.size > 0) return true;
   return c.strategyHWM - c.queueTotalSize > 0;
 }
 
@@ -208,8 +207,9 @@ export function ReadableStreamDefaultControllerEnqueue(c: DefaultControllerInter
  */
 export function ReadableStreamDefaultControllerEnqueueSteps(c: DefaultControllerInternal, chunk: unknown): void {
   const stream = c.stream;
-  if (IsReadableStreamLocked(stream) && ReadableStreamGetNumRequests(stream) > 0) {
-    ReadableStreamFulfillReadRequest(stream, chunk, false);
+  const reader = stream.reader; // IsReadableStreamLocked and GetNumReadRequests written out (per chunk)
+  if (reader !== undefined && reader.requests.size > 0) {
+    reader.requests.shift().chunkSteps(chunk); // ReadableStreamFulfillReadRequest(stream, chunk, false)
   } else {
     const queue = c.queue ??= new RingQueue();
     const size = c.strategySizeAlgorithm;

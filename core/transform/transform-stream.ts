@@ -22,7 +22,7 @@ import {
 } from "../readable/default-controller.ts";
 import { wrapReadableStream, type ReadableStream } from "../readable/readable-stream.ts";
 import { PULL_PENDING, type SourceAlgorithms } from "../readable/source-algorithms.ts";
-import { ERRORED as R_ERRORED, READABLE, ReadableStreamFulfillReadRequest, type ReadableStreamInternal } from "../readable/stream-internal.ts";
+import { ERRORED as R_ERRORED, READABLE, type ReadableStreamInternal } from "../readable/stream-internal.ts";
 import {
   ERRORED as W_ERRORED,
   ERRORING,
@@ -101,7 +101,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
     const writable = this.writable;
     const wc = writable.controller;
     writable.inFlightWriteRequest = request;
-    ReadableStreamFulfillReadRequest(readable, chunk, false);
+    reader.requests.shift().chunkSteps(chunk); // ReadableStreamFulfillReadRequest(readable, chunk, false)
     // ReadableStreamDefaultControllerCallPullIfNeeded changes nothing while a pull is pending and another is
     // already due (the pull algorithm, FP-TS-PULL, stays pending until backpressure changes): only
     // ShouldCallPull would decide whether [[pullAgain]] becomes true, and it is true already.

@@ -4,7 +4,7 @@
  * TransformStream, ReadableStream.from) implement the same interface directly.
  * @module
  */
-import { invokePromiseCallback, REUSE_ARGUMENT_LISTS, type AlgorithmResult } from "../shared/promise.ts";
+import { invokePromiseCallback, invokePromiseCallback1, REUSE_ARGUMENT_LISTS, type AlgorithmResult } from "../shared/promise.ts";
 
 /**
  * What an internal pull algorithm returns instead of a promise when it will report completion itself, with
@@ -37,7 +37,7 @@ export class UnderlyingSourceAlgorithms implements SourceAlgorithms {
   pull(): AlgorithmResult {
     const pull = this.#pull;
     if (pull === undefined) return undefined;
-    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback(pull, this.#source, [this.#controller]);
+    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback1(pull, this.#source, this.#controller);
     return invokePromiseCallback(pull, this.#source, this.#pullArgs ??= [this.#controller]);
   }
 

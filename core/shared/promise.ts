@@ -181,6 +181,33 @@ export function invokePromiseCallback(
 }
 
 /**
+ * invokePromiseCallback for the per-chunk callbacks (pull(controller), write(chunk, controller),
+ * transform(chunk, controller)) on engines that remove a literal argument list (V8): the list is written in
+ * the Reflect.apply call itself, so it is removed even when this function is not inlined into its caller,
+ * where an argument list passed in as a parameter costs an allocation and a generic spread call.
+ */
+export function invokePromiseCallback1(fn: Function, thisArg: unknown, a: unknown): AlgorithmResult {
+  let r: unknown;
+  try {
+    r = ReflectApply(fn, thisArg, [a]);
+  } catch (e) {
+    return PromiseReject(e);
+  }
+  return r === undefined ? undefined : promiseResolvedWith(r);
+}
+
+/** invokePromiseCallback1 with two arguments. */
+export function invokePromiseCallback2(fn: Function, thisArg: unknown, a: unknown, b: unknown): AlgorithmResult {
+  let r: unknown;
+  try {
+    r = ReflectApply(fn, thisArg, [a, b]);
+  } catch (e) {
+    return PromiseReject(e);
+  }
+  return r === undefined ? undefined : promiseResolvedWith(r);
+}
+
+/**
  * "A promise resolved with x" as the reference implementation and the native implementations realise it:
  * a new promise resolved with x, so a promise or thenable x is adopted through a job (two jobs later than
  * returning x itself). WPT's ordering expectations follow this.

@@ -4,7 +4,7 @@
  */
 import { defineInterface } from "../shared/interface.ts";
 import { NativePromise, PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply } from "../shared/primordials.ts";
-import { algorithmToPromise, invokePromiseCallback, LazyPromise, REUSE_ARGUMENT_LISTS, newDeferred, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import { algorithmToPromise, invokePromiseCallback, invokePromiseCallback2, LazyPromise, REUSE_ARGUMENT_LISTS, newDeferred, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
 import { convertCallback, isObject, rangeError, typeError } from "../shared/webidl.ts";
 import { convertQueuingStrategy, ExtractHighWaterMark, ExtractSizeAlgorithm, type SizeAlgorithm } from "../strategies/extract.ts";
 import type { QueuingStrategy, Transformer } from "../types.ts";
@@ -245,7 +245,7 @@ class TransformControllerInternal {
       }
       return undefined;
     }
-    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback(fn, this.transformer, [chunk, this.pub]);
+    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback2(fn, this.transformer, chunk, this.pub);
     const args = this.transformArgs ??= [undefined, this.pub];
     args[0] = chunk;
     const result = invokePromiseCallback(fn, this.transformer, args);

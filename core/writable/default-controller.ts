@@ -4,7 +4,7 @@
  */
 import { defineInterface } from "../shared/interface.ts";
 import { ReflectApply } from "../shared/primordials.ts";
-import { invokePromiseCallback, REUSE_ARGUMENT_LISTS, type AlgorithmResult } from "../shared/promise.ts";
+import { invokePromiseCallback, invokePromiseCallback2, REUSE_ARGUMENT_LISTS, type AlgorithmResult } from "../shared/promise.ts";
 import { typeError } from "../shared/webidl.ts";
 import type { SizeAlgorithm } from "../strategies/extract.ts";
 import {
@@ -41,7 +41,7 @@ class UnderlyingSinkAlgorithms implements SinkAlgorithms {
   write(chunk: unknown): AlgorithmResult {
     const fn = this.#write;
     if (fn === undefined) return undefined;
-    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback(fn, this.#sink, [chunk, this.#controller]);
+    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback2(fn, this.#sink, chunk, this.#controller);
     const args = this.#writeArgs ??= [undefined, this.#controller];
     args[0] = chunk;
     const result = invokePromiseCallback(fn, this.#sink, args);

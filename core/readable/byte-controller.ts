@@ -36,7 +36,7 @@ import { promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts"
 import { RingQueue } from "../shared/queue.ts";
 import { BeginPullTurn, EndPullTurn, HasPullTurnJobs, RunPullTurnJobs, type PullTurn } from "./pull-turn.ts";
 import { convertEnforceRangeULongLong, rangeError, typeError } from "../shared/webidl.ts";
-import { UnderlyingSourceAlgorithms, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
+import { makeStartAlgorithm, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
 import {
   CLOSED,
   ERRORED,
@@ -720,12 +720,13 @@ export function SetUpReadableByteStreamControllerFromUnderlyingSource(
   c.pub = pub;
   const autoAllocateChunkSize = dict.autoAllocateChunkSize;
   if (autoAllocateChunkSize === 0) throw typeError("autoAllocateChunkSize must be greater than 0");
-  const start = dict.start;
+  const start = dict.startFn;
+  dict.controller = pub;
   SetUpReadableByteStreamController(
     stream,
     c,
-    start === undefined ? undefined : () => ReflectApply(start, underlyingSource, [pub]),
-    new UnderlyingSourceAlgorithms(underlyingSource, dict.pull, dict.cancel, pub),
+    start === undefined ? undefined : makeStartAlgorithm(start, underlyingSource, pub),
+    dict,
     highWaterMark,
     autoAllocateChunkSize,
   );

@@ -9,12 +9,12 @@ import {
   queueMicrotask,
   ReflectApply,
 } from "../shared/primordials.ts";
-import { promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts";
+import { EXTERNAL_START, promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { BeginPullTurn, EndPullTurn, HasPullTurnJobs, RunPullTurnJobs, type PullTurn } from "./pull-turn.ts";
 import { typeError } from "../shared/webidl.ts";
 import { validateChunkSize, type SizeAlgorithm } from "../strategies/extract.ts";
-import { NO_SOURCE_ALGORITHMS, PULL_PENDING, UnderlyingSourceAlgorithms, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
+import { makeStartAlgorithm, NO_SOURCE_ALGORITHMS, PULL_PENDING, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
 import {
   CLOSED,
   ERRORED,
@@ -281,6 +281,7 @@ export function SetUpReadableStreamDefaultController(
   c.strategyHWM = highWaterMark;
   c.algorithms = algorithms;
   stream.controller = c;
+  if (startAlgorithm === EXTERNAL_START) return; // the caller reacts to the start (TransformStream)
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
   // The start reaction is the controller's pull reaction (it sees `started` false): one closure per stream.
   const onStart = c.onPullFulfilled = makePullFulfilled(c);
@@ -289,6 +290,17 @@ export function SetUpReadableStreamDefaultController(
   } else {
     PromisePrototypeThen(promiseResolvedWith(startResult), onStart, c.onPullRejected = makePullRejected(c));
   }
+}
+
+/** The reaction to a start algorithm's promise, for callers that passed EXTERNAL_START. */
+export function ReadableStreamDefaultControllerUponStart(c: DefaultControllerInternal, startPromise: Promise<unknown>): void {
+  PromisePrototypeThen(startPromise, c.onPullFulfilled ??= makePullFulfilled(c), c.onPullRejected ??= makePullRejected(c));
+}
+
+/** The steps upon fulfillment of the start promise, for callers that passed EXTERNAL_START. */
+export function ReadableStreamDefaultControllerStarted(c: DefaultControllerInternal): void {
+  c.started = true;
+  ReadableStreamDefaultControllerCallPullIfNeeded(c);
 }
 
 /** SetUpReadableStreamDefaultControllerFromUnderlyingSource(...). */
@@ -300,19 +312,20 @@ export function SetUpReadableStreamDefaultControllerFromUnderlyingSource(
   sizeAlgorithm: SizeAlgorithm | undefined,
 ): void {
   const c = new DefaultControllerInternal();
-  const start = dict.start;
-  if (start === undefined && dict.pull === undefined && dict.cancel === undefined) {
+  const start = dict.startFn;
+  if (start === undefined && dict.pullFn === undefined && dict.cancelFn === undefined) {
     // No user callback can ever see the controller: skip the public object (FP-LAZY).
     SetUpReadableStreamDefaultController(stream, c, undefined, NO_SOURCE_ALGORITHMS, highWaterMark, sizeAlgorithm);
     return;
   }
   const pub = createDefaultController(c);
   c.pub = pub;
+  dict.controller = pub;
   SetUpReadableStreamDefaultController(
     stream,
     c,
-    start === undefined ? undefined : () => ReflectApply(start, underlyingSource, [pub]),
-    new UnderlyingSourceAlgorithms(underlyingSource, dict.pull, dict.cancel, pub),
+    start === undefined ? undefined : makeStartAlgorithm(start, underlyingSource, pub),
+    dict,
     highWaterMark,
     sizeAlgorithm,
   );

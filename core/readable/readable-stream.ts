@@ -38,7 +38,7 @@ import { ReadableStreamFromIterable } from "./from.ts";
 import { ReadableStreamPipeTo } from "./pipe-to.ts";
 import { isNativeReadableStream, isNativeWritableStream, isNativeWritableStreamLocked, ReadableStreamPipeToNative } from "./pipe-to-foreign.ts";
 import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
-import { EMPTY_SOURCE, type UnderlyingSourceRecord } from "./source-algorithms.ts";
+import { EMPTY_SOURCE, UnderlyingSourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
 import { IsReadableStreamLocked, ReadableStreamCancel, ReadableStreamInternal } from "./stream-internal.ts";
 import { ReadableStreamDefaultTee } from "./tee.ts";
 
@@ -60,7 +60,7 @@ function convertUnderlyingSource(source: unknown): UnderlyingSourceRecord {
     if (str !== "bytes") throw typeError(`'${str}' is not a valid ReadableStreamType; the only valid type is 'bytes'`);
     type = "bytes";
   }
-  return { autoAllocateChunkSize, cancel: cancelFn, pull: pullFn, start: startFn, type };
+  return new UnderlyingSourceAlgorithms(source, autoAllocateChunkSize, cancelFn, pullFn, startFn, type);
 }
 
 function convertPipeOptions(options: unknown): { preventAbort: boolean; preventCancel: boolean; preventClose: boolean; signal: AbortSignal | undefined } {

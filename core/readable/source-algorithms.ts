@@ -4,6 +4,7 @@
  * TransformStream, ReadableStream.from) implement the same interface directly.
  * @module
  */
+import { ReflectApply } from "../shared/primordials.ts";
 import { invokePromiseCallback, invokePromiseCallback1, REUSE_ARGUMENT_LISTS, type AlgorithmResult } from "../shared/promise.ts";
 
 /**
@@ -19,43 +20,53 @@ export interface SourceAlgorithms {
   cancel(reason: unknown): AlgorithmResult;
 }
 
-/** The algorithms of SetUpReadable{StreamDefault,ByteStream}ControllerFromUnderlyingSource. */
+/**
+ * The converted members of an UnderlyingSource dictionary, which are also the pull and cancel algorithms of
+ * SetUpReadable{StreamDefault,ByteStream}ControllerFromUnderlyingSource: one object per stream instead of a
+ * dictionary record and an algorithms object. `controller` is set by the setup before any callback runs.
+ */
 export class UnderlyingSourceAlgorithms implements SourceAlgorithms {
-  readonly #source: unknown;
-  readonly #pull: Function | undefined;
-  readonly #cancel: Function | undefined;
-  readonly #controller: object;
+  readonly source: unknown;
+  readonly autoAllocateChunkSize: number | undefined;
+  readonly cancelFn: Function | undefined;
+  readonly pullFn: Function | undefined;
+  readonly startFn: Function | undefined;
+  readonly type: "bytes" | undefined;
+  controller: object | undefined = undefined;
   #pullArgs: unknown[] | undefined = undefined;
 
-  constructor(source: unknown, pull: Function | undefined, cancel: Function | undefined, controller: object) {
-    this.#source = source;
-    this.#pull = pull;
-    this.#cancel = cancel;
-    this.#controller = controller;
+  constructor(
+    source: unknown,
+    autoAllocateChunkSize: number | undefined,
+    cancelFn: Function | undefined,
+    pullFn: Function | undefined,
+    startFn: Function | undefined,
+    type: "bytes" | undefined,
+  ) {
+    this.source = source;
+    this.autoAllocateChunkSize = autoAllocateChunkSize;
+    this.cancelFn = cancelFn;
+    this.pullFn = pullFn;
+    this.startFn = startFn;
+    this.type = type;
   }
 
   pull(): AlgorithmResult {
-    const pull = this.#pull;
+    const pull = this.pullFn;
     if (pull === undefined) return undefined;
-    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback1(pull, this.#source, this.#controller);
-    return invokePromiseCallback(pull, this.#source, this.#pullArgs ??= [this.#controller]);
+    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback1(pull, this.source, this.controller);
+    return invokePromiseCallback(pull, this.source, this.#pullArgs ??= [this.controller]);
   }
 
   cancel(reason: unknown): AlgorithmResult {
-    const cancel = this.#cancel;
+    const cancel = this.cancelFn;
     if (cancel === undefined) return undefined;
-    return invokePromiseCallback(cancel, this.#source, [reason]);
+    return invokePromiseCallback(cancel, this.source, [reason]);
   }
 }
 
 /** Converted members of an UnderlyingSource dictionary. */
-export interface UnderlyingSourceRecord {
-  autoAllocateChunkSize: number | undefined;
-  cancel: Function | undefined;
-  pull: Function | undefined;
-  start: Function | undefined;
-  type: "bytes" | undefined;
-}
+export type UnderlyingSourceRecord = UnderlyingSourceAlgorithms;
 
 /** The algorithms of a source with neither pull nor cancel: shared by all such streams. */
 export const NO_SOURCE_ALGORITHMS: SourceAlgorithms = {
@@ -64,10 +75,9 @@ export const NO_SOURCE_ALGORITHMS: SourceAlgorithms = {
 };
 
 /** The converted form of a missing underlying source. */
-export const EMPTY_SOURCE: UnderlyingSourceRecord = Object.freeze({
-  autoAllocateChunkSize: undefined,
-  cancel: undefined,
-  pull: undefined,
-  start: undefined,
-  type: undefined,
-});
+export const EMPTY_SOURCE: UnderlyingSourceRecord = new UnderlyingSourceAlgorithms(undefined, undefined, undefined, undefined, undefined, undefined);
+
+/** A start algorithm calling `start` (its own function: a closure in the caller costs a context without start()). */
+export function makeStartAlgorithm(start: Function, source: unknown, controller: object): () => unknown {
+  return () => ReflectApply(start, source, [controller]);
+}

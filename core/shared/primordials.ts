@@ -22,6 +22,8 @@ export const NativePromise: PromiseConstructor = Promise;
 const PromiseResolveFn = Promise.resolve;
 const PromiseRejectFn = Promise.reject;
 const PromiseThen = Promise.prototype.then;
+/** `Promise.prototype.then` as it was at load, to tell whether a lookup of `then` still finds it. */
+export const OriginalPromiseThen: typeof Promise.prototype.then = PromiseThen;
 
 /** WebIDL "a promise resolved with x" (PromiseResolve(%Promise%, x)). */
 export function PromiseResolve<T>(value: T | PromiseLike<T>): Promise<T> {

@@ -101,6 +101,14 @@ export class LazyPromise {
   }
 }
 
+/**
+ * A start algorithm passed to SetUpWritableStreamDefaultController / SetUpReadableStreamDefaultController by a
+ * caller that reacts to the start itself and then calls the controller's start steps (TransformStream).
+ */
+export function EXTERNAL_START(): undefined {
+  return undefined;
+}
+
 /** A promise together with its resolving functions. */
 export interface Deferred<T> {
   promise: Promise<T>;

@@ -3,8 +3,8 @@
  * @module
  */
 import { defineInterface } from "../shared/interface.ts";
-import { NativePromise, PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply } from "../shared/primordials.ts";
-import { algorithmToPromise, invokePromiseCallback, invokePromiseCallback2, LazyPromise, REUSE_ARGUMENT_LISTS, newDeferred, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import { NativePromise, OriginalPromiseThen, PromisePrototypeThen, PromiseReject, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
+import { algorithmToPromise, EXTERNAL_START, invokePromiseCallback, invokePromiseCallback2, LazyPromise, REUSE_ARGUMENT_LISTS, newDeferred, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
 import { convertCallback, isObject, rangeError, typeError } from "../shared/webidl.ts";
 import { convertQueuingStrategy, ExtractHighWaterMark, ExtractSizeAlgorithm, type SizeAlgorithm } from "../strategies/extract.ts";
 import type { QueuingStrategy, Transformer } from "../types.ts";
@@ -19,6 +19,8 @@ import {
   ReadableStreamDefaultControllerGetDesiredSize,
   ReadableStreamDefaultControllerHasBackpressure,
   ReadableStreamDefaultControllerPullSettled,
+  ReadableStreamDefaultControllerStarted,
+  ReadableStreamDefaultControllerUponStart,
 } from "../readable/default-controller.ts";
 import { wrapReadableStream, type ReadableStream } from "../readable/readable-stream.ts";
 import { PULL_PENDING, type SourceAlgorithms } from "../readable/source-algorithms.ts";
@@ -31,6 +33,8 @@ import {
   WritableStreamDefaultControllerAdvanceQueueIfNeeded,
   WritableControllerInternal,
   WritableStreamDefaultControllerErrorIfNeeded,
+  WritableStreamDefaultControllerStarted,
+  WritableStreamDefaultControllerUponStart,
   WritableStreamInternal,
   type DirectWriteGate,
   type SinkAlgorithms,
@@ -74,6 +78,9 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
   onUnblock: (() => void) | undefined = undefined;
   /** The readable controller's pull is waiting for the next backpressure change (FP-TS-PULL). */
   pullWaiting = false;
+  /** FP-TS-START: the sides whose start reactions the job chain stands for, and the jobs still to come. */
+  startSides = 0;
+  startJobsLeft = 0;
 
   readableController(): DefaultControllerInternal {
     return this.readable.controller as DefaultControllerInternal;
@@ -264,16 +271,19 @@ class TransformControllerInternal {
   }
 }
 
-/** InitializeTransformStream(stream, startPromise, ...). */
+/**
+ * InitializeTransformStream(stream, startPromise, ...). Without a transformer start(), `startPromise` is
+ * undefined and the sides' start reactions are made by TransformStreamStartResolved (FP-TS-START).
+ */
 function InitializeTransformStream(
   stream: TransformStreamInternal,
-  startPromise: Promise<unknown>,
+  startPromise: Promise<unknown> | undefined,
   writableHighWaterMark: number,
   writableSizeAlgorithm: SizeAlgorithm | undefined,
   readableHighWaterMark: number,
   readableSizeAlgorithm: SizeAlgorithm | undefined,
 ): void {
-  const startAlgorithm = (): Promise<unknown> => startPromise;
+  const startAlgorithm = startPromise === undefined ? EXTERNAL_START : makeStartAlgorithm(startPromise);
   const writable = stream.writable = new WritableStreamInternal();
   SetUpWritableStreamDefaultController(writable, new WritableControllerInternal(), startAlgorithm, stream, writableHighWaterMark, writableSizeAlgorithm);
   stream.readable = CreateReadableStream(startAlgorithm, stream, readableHighWaterMark, readableSizeAlgorithm);
@@ -282,6 +292,70 @@ function InitializeTransformStream(
   TransformStreamSetBackpressure(stream, true);
   writable.gate = stream;
   stream.readable.transform = stream;
+  if (startPromise === undefined) TransformStreamStartResolved(stream);
+}
+
+// Its own function: a closure in InitializeTransformStream would cost a context without start() too.
+function makeStartAlgorithm(startPromise: Promise<unknown>): () => Promise<unknown> {
+  return () => startPromise;
+}
+
+const START_WRITABLE = 1;
+const START_READABLE = 2;
+
+/**
+ * FP-TS-START: the start of a TransformStream without start(), whose startPromise is a promise resolved with
+ * undefined. Each side's setup reacts to "a promise resolved with startPromise" (a new promise resolved with
+ * it): resolving it looks up startPromise's `then` at once and queues a job that calls it; that `then` queues
+ * the job resolving the new promise, which queues the side's start reaction. The start steps run in the third
+ * job, and the writable side's job is next to the readable side's at every step. When both lookups find the
+ * original `then`, none of these promises can be seen by anyone, so one job per step stands for the two
+ * sides' jobs and the third runs both sides' start steps; a side whose lookup finds anything else gets the
+ * spec's promises and jobs with what was found.
+ */
+function TransformStreamStartResolved(stream: TransformStreamInternal): void {
+  const startPromise = PromiseResolve(undefined);
+  const thenW = (startPromise as { then?: unknown }).then; // the writable side's "a promise resolved with"
+  const thenR = (startPromise as { then?: unknown }).then; // the readable side's
+  let sides = 0;
+  if (thenW === OriginalPromiseThen) sides = START_WRITABLE;
+  else WritableStreamDefaultControllerUponStart(stream.writable.controller, adoptWithThen(startPromise, thenW));
+  if (thenR === OriginalPromiseThen) sides |= START_READABLE;
+  else ReadableStreamDefaultControllerUponStart(stream.readableController(), adoptWithThen(startPromise, thenR));
+  if (sides === 0) return;
+  stream.startSides = sides;
+  stream.startJobsLeft = 3;
+  queueMicrotask(makeStartJob(stream));
+}
+
+function makeStartJob(stream: TransformStreamInternal): () => void {
+  const job = (): void => {
+    if (--stream.startJobsLeft !== 0) {
+      queueMicrotask(job);
+      return;
+    }
+    const sides = stream.startSides;
+    if ((sides & START_WRITABLE) !== 0) WritableStreamDefaultControllerStarted(stream.writable.controller);
+    if ((sides & START_READABLE) !== 0) ReadableStreamDefaultControllerStarted(stream.readableController());
+  };
+  return job;
+}
+
+/**
+ * "A promise resolved with" `promise` whose `then` lookup found `then` (not the original): the promise
+ * resolve function's steps from there, with a job that calls `then` when it is callable.
+ */
+function adoptWithThen(promise: Promise<unknown>, then: unknown): Promise<unknown> {
+  if (typeof then !== "function") return PromiseResolve(undefined); // fulfilled with `promise`, a value nobody reads
+  const adopted = newDeferred<unknown>();
+  queueMicrotask(() => {
+    try {
+      ReflectApply(then, promise, [adopted.resolve, adopted.reject]);
+    } catch (e) {
+      adopted.reject(e);
+    }
+  });
+  return adopted.promise;
 }
 
 /** TransformStreamError(stream, e). */
@@ -455,10 +529,10 @@ export class TransformStream<I = unknown, O = unknown> {
     const writableHighWaterMark = ExtractHighWaterMark(writableRecord, 1);
     const writableSizeAlgorithm = ExtractSizeAlgorithm(writableRecord);
     const start = dict.start;
-    // Without start(), startPromise is resolved with undefined before anything can react to it.
+    // Without start(), startPromise is resolved with undefined before anything can react to it (FP-TS-START).
     const startPromise = start === undefined ? undefined : newDeferred<unknown>();
     const stream = this.#t = new TransformStreamInternal();
-    InitializeTransformStream(stream, startPromise === undefined ? PromiseResolve(undefined) : startPromise.promise, writableHighWaterMark, writableSizeAlgorithm, readableHighWaterMark, readableSizeAlgorithm);
+    InitializeTransformStream(stream, startPromise?.promise, writableHighWaterMark, writableSizeAlgorithm, readableHighWaterMark, readableSizeAlgorithm);
     // SetUpTransformStreamDefaultControllerFromTransformer
     const c = new TransformControllerInternal();
     c.pub = createController(c);

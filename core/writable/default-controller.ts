@@ -16,71 +16,77 @@ import {
   type WritableStreamInternal,
 } from "./stream-internal.ts";
 
-/** Converted members of an UnderlyingSink dictionary. */
-export interface UnderlyingSinkRecord {
-  abort: Function | undefined;
-  close: Function | undefined;
-  start: Function | undefined;
-  write: Function | undefined;
-}
-
-class UnderlyingSinkAlgorithms implements SinkAlgorithms {
-  readonly #sink: unknown;
-  readonly #write: Function | undefined;
-  readonly #close: Function | undefined;
-  readonly #abort: Function | undefined;
-  readonly #controller: object;
+/**
+ * The converted members of an UnderlyingSink dictionary, which are also the stream's sink algorithms: one
+ * object instead of a dictionary record and an algorithms object. The public controller handed to the
+ * callbacks is created on first use (FP-LAZY): no user code can see it before a callback is called.
+ */
+export class UnderlyingSinkAlgorithms implements SinkAlgorithms {
+  readonly sink: unknown;
+  readonly abortFn: Function | undefined;
+  readonly closeFn: Function | undefined;
+  readonly startFn: Function | undefined;
+  readonly writeFn: Function | undefined;
+  controller!: WritableControllerInternal;
   #writeArgs: unknown[] | undefined = undefined;
-  constructor(sink: unknown, dict: UnderlyingSinkRecord, controller: object) {
-    this.#sink = sink;
-    this.#write = dict.write;
-    this.#close = dict.close;
-    this.#abort = dict.abort;
-    this.#controller = controller;
+  constructor(sink: unknown, abortFn: Function | undefined, closeFn: Function | undefined, startFn: Function | undefined, writeFn: Function | undefined) {
+    this.sink = sink;
+    this.abortFn = abortFn;
+    this.closeFn = closeFn;
+    this.startFn = startFn;
+    this.writeFn = writeFn;
   }
   write(chunk: unknown): AlgorithmResult {
-    const fn = this.#write;
+    const fn = this.writeFn;
     if (fn === undefined) return undefined;
-    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback2(fn, this.#sink, chunk, this.#controller);
-    const args = this.#writeArgs ??= [undefined, this.#controller];
+    const c = this.controller;
+    const pub = c.pub ??= createWritableController(c);
+    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback2(fn, this.sink, chunk, pub);
+    const args = this.#writeArgs ??= [undefined, pub];
     args[0] = chunk;
-    const result = invokePromiseCallback(fn, this.#sink, args);
+    const result = invokePromiseCallback(fn, this.sink, args);
     args[0] = undefined;
     return result;
   }
   close(): AlgorithmResult {
-    const fn = this.#close;
-    return fn === undefined ? undefined : invokePromiseCallback(fn, this.#sink, []);
+    const fn = this.closeFn;
+    return fn === undefined ? undefined : invokePromiseCallback(fn, this.sink, []);
   }
   abort(reason: unknown): AlgorithmResult {
-    const fn = this.#abort;
-    return fn === undefined ? undefined : invokePromiseCallback(fn, this.#sink, [reason]);
+    const fn = this.abortFn;
+    return fn === undefined ? undefined : invokePromiseCallback(fn, this.sink, [reason]);
   }
 }
 
-/** SetUpWritableStreamDefaultControllerFromUnderlyingSink(stream, underlyingSink, dict, hwm, sizeAlgorithm). */
+/** The sink without members (`new WritableStream()`): nothing refers to a controller. */
+export const EMPTY_SINK: UnderlyingSinkAlgorithms = new UnderlyingSinkAlgorithms(undefined, undefined, undefined, undefined, undefined);
+
+/** SetUpWritableStreamDefaultControllerFromUnderlyingSink(stream, underlyingSink, hwm, sizeAlgorithm). */
 export function SetUpWritableStreamDefaultControllerFromUnderlyingSink(
   stream: WritableStreamInternal,
-  underlyingSink: unknown,
-  dict: UnderlyingSinkRecord,
+  algorithms: UnderlyingSinkAlgorithms,
   highWaterMark: number,
   sizeAlgorithm: SizeAlgorithm | undefined,
 ): void {
   const c = new WritableControllerInternal();
-  const pub = createWritableController(c);
-  c.pub = pub;
-  const start = dict.start;
+  if (algorithms !== EMPTY_SINK) algorithms.controller = c;
+  const start = algorithms.startFn;
   SetUpWritableStreamDefaultController(
     stream,
     c,
-    start === undefined ? undefined : () => ReflectApply(start, underlyingSink, [pub]),
-    new UnderlyingSinkAlgorithms(underlyingSink, dict, pub),
+    start === undefined ? undefined : makeStartAlgorithm(start, algorithms.sink, c),
+    algorithms,
     highWaterMark,
     sizeAlgorithm,
   );
 }
 
-let createWritableController: (c: WritableControllerInternal) => WritableStreamDefaultController;
+// Its own function: a closure in the caller would cost every stream a context, start() or not.
+function makeStartAlgorithm(start: Function, sink: unknown, c: WritableControllerInternal): () => unknown {
+  return () => ReflectApply(start, sink, [c.pub ??= createWritableController(c)]);
+}
+
+let createWritableController: (c: WritableControllerInternal) => object;
 let getWritableController: (x: unknown) => WritableControllerInternal;
 const kCreate = Symbol();
 

@@ -3,7 +3,7 @@
  * with the writer's and controller's internal state. Public classes wrap these objects.
  * @module
  */
-import { LazyPromise, newDeferred, PENDING, promiseResolvedWith, uponAlgorithm, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import { EXTERNAL_START, LazyPromise, newDeferred, PENDING, promiseResolvedWith, uponAlgorithm, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
 import { NativeAbortController, PromisePrototypeThen, PromiseReject, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { rangeError, typeError } from "../shared/webidl.ts";
@@ -44,10 +44,22 @@ export class WriterInternal {
 
 const CLOSE_SENTINEL = Symbol("close");
 
+/**
+ * The empty queue every stream starts with in `writeRequests` and its controller's `queue`, replaced by a
+ * queue of its own on the first push (FP-LAZY): most streams of a request are never written to. Nothing is
+ * ever pushed to it; reading its size and clearing it are what the empty queue it stands for would do.
+ */
+const EMPTY_QUEUE: RingQueue<never> = new RingQueue();
+
+function controllerQueue(c: WritableControllerInternal): RingQueue<unknown> {
+  const q = c.queue;
+  return q === EMPTY_QUEUE ? (c.queue = new RingQueue()) : q;
+}
+
 /** Internal state of a WritableStreamDefaultController (§5.4.2). */
 export class WritableControllerInternal {
   stream!: WritableStreamInternal;
-  queue: RingQueue<unknown> = new RingQueue();
+  queue: RingQueue<unknown> = EMPTY_QUEUE;
   sizes: RingQueue<number> | undefined = undefined;
   queueTotalSize = 0;
   started = false;
@@ -110,7 +122,7 @@ export class WritableStreamInternal {
   closeRequest: Deferred<undefined> | undefined = undefined;
   inFlightCloseRequest: Deferred<undefined> | undefined = undefined;
   pendingAbortRequest: PendingAbortRequest | undefined = undefined;
-  writeRequests: RingQueue<WriteRequest> = new RingQueue();
+  writeRequests: RingQueue<WriteRequest> = EMPTY_QUEUE;
   backpressure = false;
   /** Set by TransformStream on its writable side (FP-FUSE). */
   gate: DirectWriteGate | undefined = undefined;
@@ -194,7 +206,7 @@ export function WritableStreamFinishErroring(stream: WritableStreamInternal): vo
   const storedError = stream.storedError;
   const requests = stream.writeRequests;
   if (requests.size > 0) {
-    stream.writeRequests = new RingQueue();
+    stream.writeRequests = EMPTY_QUEUE;
     while (requests.size > 0) requests.shift().reject(storedError);
   }
   const abortRequest = stream.pendingAbortRequest;
@@ -326,7 +338,7 @@ export function WritableStreamDefaultControllerClearAlgorithms(c: WritableContro
 
 /** WritableStreamDefaultControllerClose(controller). */
 function WritableStreamDefaultControllerClose(c: WritableControllerInternal): void {
-  c.queue.push(CLOSE_SENTINEL);
+  controllerQueue(c).push(CLOSE_SENTINEL);
   c.sizes?.push(0);
   WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
 }
@@ -388,7 +400,7 @@ export function WritableStreamDefaultControllerWrite(c: WritableControllerIntern
     }
     sizes.push(chunkSize);
   }
-  c.queue.push(chunk);
+  controllerQueue(c).push(chunk);
   c.queueTotalSize += chunkSize;
   const stream = c.stream;
   if (!WritableStreamCloseQueuedOrInFlight(stream) && stream.state === WRITABLE) {
@@ -491,10 +503,22 @@ export function SetUpWritableStreamDefaultController(
   c.strategyHWM = highWaterMark;
   c.algorithms = algorithms;
   WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
+  if (startAlgorithm === EXTERNAL_START) return; // the caller reacts to the start (TransformStream)
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
   // Reactions made by helpers: closures here would cost a context even when unused.
   if (startResult === undefined) queueMicrotask(makeStarted(c)); // FP-SYNC-ALGO
   else PromisePrototypeThen(promiseResolvedWith(startResult), makeStarted(c), makeStartFailed(c));
+}
+
+/** The reaction to a start algorithm's promise, for callers that passed EXTERNAL_START. */
+export function WritableStreamDefaultControllerUponStart(c: WritableControllerInternal, startPromise: Promise<unknown>): void {
+  PromisePrototypeThen(startPromise, makeStarted(c), makeStartFailed(c));
+}
+
+/** The steps upon fulfillment of the start promise, for callers that passed EXTERNAL_START. */
+export function WritableStreamDefaultControllerStarted(c: WritableControllerInternal): void {
+  c.started = true;
+  WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
 }
 
 function makeStarted(c: WritableControllerInternal): () => void {
@@ -547,7 +571,8 @@ function WritableStreamDefaultWriterWriteSized(
     request.reject(stream.storedError);
     return;
   }
-  stream.writeRequests.push(request);
+  const requests = stream.writeRequests;
+  (requests === EMPTY_QUEUE ? (stream.writeRequests = new RingQueue()) : requests).push(request);
   WritableStreamDefaultControllerWrite(c, chunk, chunkSize);
 }
 
@@ -651,7 +676,7 @@ function WritableStreamWriteDirectNow(
     if (stream.state !== WRITABLE || c.queue.size !== 0) WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
     return DIRECT_OK;
   }
-  c.queue.push(chunk);
+  controllerQueue(c).push(chunk);
   if (chunkSize === undefined) {
     c.queueTotalSize++;
   } else {

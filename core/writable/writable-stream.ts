@@ -8,7 +8,7 @@ import { convertCallback, isObject, rangeError, typeError } from "../shared/webi
 import { convertQueuingStrategy, ExtractHighWaterMark, ExtractSizeAlgorithm } from "../strategies/extract.ts";
 import type { QueuingStrategy, UnderlyingSink } from "../types.ts";
 import { registerWritableStreamBrand } from "./brand.ts";
-import { SetUpWritableStreamDefaultControllerFromUnderlyingSink, type UnderlyingSinkRecord } from "./default-controller.ts";
+import { EMPTY_SINK, SetUpWritableStreamDefaultControllerFromUnderlyingSink, UnderlyingSinkAlgorithms } from "./default-controller.ts";
 import { WritableStreamDefaultWriter } from "./default-writer.ts";
 import {
   IsWritableStreamLocked,
@@ -18,8 +18,8 @@ import {
   WritableStreamInternal,
 } from "./stream-internal.ts";
 
-function convertUnderlyingSink(sink: unknown): UnderlyingSinkRecord {
-  if (sink === undefined) return { abort: undefined, close: undefined, start: undefined, write: undefined };
+function convertUnderlyingSink(sink: unknown): UnderlyingSinkAlgorithms {
+  if (sink === undefined) return EMPTY_SINK;
   const s = sink as Record<string, unknown>;
   const abort = s.abort;
   const abortFn = abort === undefined ? undefined : convertCallback(abort, "underlyingSink.abort");
@@ -31,7 +31,7 @@ function convertUnderlyingSink(sink: unknown): UnderlyingSinkRecord {
   if (type !== undefined) throw rangeError("Invalid type is specified: a WritableStream has no type");
   const write = s.write;
   const writeFn = write === undefined ? undefined : convertCallback(write, "underlyingSink.write");
-  return { abort: abortFn, close: closeFn, start: startFn, write: writeFn };
+  return new UnderlyingSinkAlgorithms(sink, abortFn, closeFn, startFn, writeFn);
 }
 
 let getStream: (x: unknown) => WritableStreamInternal | undefined;
@@ -56,7 +56,7 @@ export class WritableStream<W = unknown> {
     const stream = this.#s = new WritableStreamInternal();
     const sizeAlgorithm = ExtractSizeAlgorithm(strategyRecord);
     const hwm = ExtractHighWaterMark(strategyRecord, 1);
-    SetUpWritableStreamDefaultControllerFromUnderlyingSink(stream, underlyingSink, dict, hwm, sizeAlgorithm);
+    SetUpWritableStreamDefaultControllerFromUnderlyingSink(stream, dict, hwm, sizeAlgorithm);
   }
 
   static {

@@ -44,22 +44,11 @@ export class WriterInternal {
 
 const CLOSE_SENTINEL = Symbol("close");
 
-/**
- * The empty queue every stream starts with in `writeRequests` and its controller's `queue`, replaced by a
- * queue of its own on the first push (FP-LAZY): most streams of a request are never written to. Nothing is
- * ever pushed to it; reading its size and clearing it are what the empty queue it stands for would do.
- */
-const EMPTY_QUEUE: RingQueue<never> = new RingQueue();
-
-function controllerQueue(c: WritableControllerInternal): RingQueue<unknown> {
-  const q = c.queue;
-  return q === EMPTY_QUEUE ? (c.queue = new RingQueue()) : q;
-}
 
 /** Internal state of a WritableStreamDefaultController (§5.4.2). */
 export class WritableControllerInternal {
   stream!: WritableStreamInternal;
-  queue: RingQueue<unknown> = EMPTY_QUEUE;
+  queue: RingQueue<unknown> = new RingQueue();
   sizes: RingQueue<number> | undefined = undefined;
   queueTotalSize = 0;
   started = false;
@@ -122,7 +111,7 @@ export class WritableStreamInternal {
   closeRequest: Deferred<undefined> | undefined = undefined;
   inFlightCloseRequest: Deferred<undefined> | undefined = undefined;
   pendingAbortRequest: PendingAbortRequest | undefined = undefined;
-  writeRequests: RingQueue<WriteRequest> = EMPTY_QUEUE;
+  writeRequests: RingQueue<WriteRequest> = new RingQueue();
   backpressure = false;
   /** Set by TransformStream on its writable side (FP-FUSE). */
   gate: DirectWriteGate | undefined = undefined;
@@ -206,7 +195,7 @@ export function WritableStreamFinishErroring(stream: WritableStreamInternal): vo
   const storedError = stream.storedError;
   const requests = stream.writeRequests;
   if (requests.size > 0) {
-    stream.writeRequests = EMPTY_QUEUE;
+    stream.writeRequests = new RingQueue();
     while (requests.size > 0) requests.shift().reject(storedError);
   }
   const abortRequest = stream.pendingAbortRequest;
@@ -338,7 +327,7 @@ export function WritableStreamDefaultControllerClearAlgorithms(c: WritableContro
 
 /** WritableStreamDefaultControllerClose(controller). */
 function WritableStreamDefaultControllerClose(c: WritableControllerInternal): void {
-  controllerQueue(c).push(CLOSE_SENTINEL);
+  c.queue.push(CLOSE_SENTINEL);
   c.sizes?.push(0);
   WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
 }
@@ -400,7 +389,7 @@ export function WritableStreamDefaultControllerWrite(c: WritableControllerIntern
     }
     sizes.push(chunkSize);
   }
-  controllerQueue(c).push(chunk);
+  c.queue.push(chunk);
   c.queueTotalSize += chunkSize;
   const stream = c.stream;
   if (!WritableStreamCloseQueuedOrInFlight(stream) && stream.state === WRITABLE) {
@@ -571,8 +560,7 @@ function WritableStreamDefaultWriterWriteSized(
     request.reject(stream.storedError);
     return;
   }
-  const requests = stream.writeRequests;
-  (requests === EMPTY_QUEUE ? (stream.writeRequests = new RingQueue()) : requests).push(request);
+  stream.writeRequests.push(request);
   WritableStreamDefaultControllerWrite(c, chunk, chunkSize);
 }
 
@@ -676,7 +664,7 @@ function WritableStreamWriteDirectNow(
     if (stream.state !== WRITABLE || c.queue.size !== 0) WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
     return DIRECT_OK;
   }
-  controllerQueue(c).push(chunk);
+  c.queue.push(chunk);
   if (chunkSize === undefined) {
     c.queueTotalSize++;
   } else {

@@ -89,8 +89,9 @@ export class ReadableStreamBYOBReader {
     }
     if (r.stream === undefined) return PromiseReject(typeError("Cannot read from a released reader"));
     const request = new PromiseReadRequest();
+    const promise = request.arm();
     ReadableStreamBYOBReaderRead(r, v, min, request);
-    return request.promise as Promise<ReadResult<T>>;
+    return promise as Promise<ReadResult<T>>;
   }
 
   /** Releases the lock; pending reads reject with a TypeError. */

@@ -132,6 +132,10 @@ export class ByteControllerInternal implements ReadableControllerInternal, PullT
     return entry; // FP-BYTE-VIEW
   }
 
+  pullStepsEmpty(readRequest: ReadRequest): void {
+    this.pullSteps(readRequest); // its first step finds the queue empty
+  }
+
   pullSteps(readRequest: ReadRequest): void {
     const stream = this.stream;
     if (this.queueTotalSize > 0) {

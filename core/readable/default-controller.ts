@@ -76,12 +76,15 @@ export class DefaultControllerInternal implements ReadableControllerInternal, Pu
 
   pullSteps(readRequest: ReadRequest): void {
     const chunk = this.readSync();
-    if (chunk !== NO_CHUNK) {
-      readRequest.chunkSteps(chunk);
-    } else {
-      ReadableStreamAddRequest(this.stream, readRequest);
-      ReadableStreamDefaultControllerCallPullIfNeeded(this);
-    }
+    if (chunk !== NO_CHUNK) readRequest.chunkSteps(chunk);
+    else this.pullStepsEmpty(readRequest);
+  }
+
+  pullStepsEmpty(readRequest: ReadRequest): void {
+    ReadableStreamAddRequest(this.stream, readRequest);
+    // CallPullIfNeeded; while a pull is pending it can only set [[pullAgain]] (see the end of EnqueueSteps).
+    if (!this.pulling) ReadableStreamDefaultControllerCallPullIfNeeded(this);
+    else if (!this.pullAgain && ReadableStreamDefaultControllerShouldCallPull(this)) this.pullAgain = true;
   }
 
   releaseSteps(): void {}
@@ -232,8 +235,10 @@ export function ReadableStreamDefaultControllerEnqueueSteps(c: DefaultController
     }
   }
   // While a pull is pending CallPullIfNeeded can only set [[pullAgain]] (ShouldCallPull has no side effects):
-  // nothing to do when it is set already, as it stays on a transform's readable side (FP-TS-PULL).
-  if (!c.pulling || !c.pullAgain) ReadableStreamDefaultControllerCallPullIfNeeded(c);
+  // nothing to do when it is set already, as it stays on a transform's readable side (FP-TS-PULL). Written
+  // out here so that this function stays small enough to be inlined into enqueue() (a call per chunk).
+  if (!c.pulling) ReadableStreamDefaultControllerCallPullIfNeeded(c);
+  else if (!c.pullAgain && ReadableStreamDefaultControllerShouldCallPull(c)) c.pullAgain = true;
 }
 
 /** ReadableStreamDefaultControllerError(controller, e). */

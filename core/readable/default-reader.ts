@@ -59,15 +59,25 @@ export class ReadableStreamDefaultReader<R = unknown> {
     if (stream.state === READABLE) {
       // FP-READ: a chunk already queued resolves the read at once, without a read-request object.
       stream.disturbed = true;
-      const chunk = stream.controller.readSync();
+      const controller = stream.controller;
+      const chunk = controller.readSync();
       if (chunk !== NO_CHUNK) return PromiseResolve({ value: chunk as R, done: false });
+      // ReadableStreamDefaultReaderRead on a readable stream whose queue is empty. FP-OWN-REQUEST: the reader's
+      // own request when no read waits on it (request objects are internal; the promise is new).
+      let request = r.ownRequest;
+      if (request === undefined) request = r.ownRequest = new PromiseReadRequest();
+      else if (request.armed) request = new PromiseReadRequest();
+      const promise = request.arm();
+      controller.pullStepsEmpty(request);
+      return promise as Promise<ReadResult<R>>;
     } else if (stream.state === CLOSED) {
       stream.disturbed = true;
       return PromiseResolve({ value: undefined, done: true });
     }
     const request = new PromiseReadRequest();
+    const promise = request.arm();
     ReadableStreamDefaultReaderRead(r, request);
-    return request.promise as Promise<ReadResult<R>>;
+    return promise as Promise<ReadResult<R>>;
   }
 
   /** Releases the lock; pending reads reject with a TypeError. */

@@ -9,27 +9,43 @@ import type { ReadIntoRequest, ReadRequest } from "./stream-internal.ts";
 /** A ReadableStreamReadResult as a plain object. */
 export type ReadResult<T> = { done: false; value: T } | { done: true; value: T | undefined };
 
+/**
+ * The read request of a `read()` that has to wait: settles the promise made by its last arm(). A default
+ * reader keeps one and arms it again for each read made while it is not waiting (FP-OWN-REQUEST): request
+ * objects never reach user code, and every read still gets a new promise.
+ */
 export class PromiseReadRequest implements ReadRequest, ReadIntoRequest {
-  readonly promise: Promise<ReadResult<unknown>>;
-  #resolve!: (v: ReadResult<unknown>) => void;
-  #reject!: (e: unknown) => void;
+  #resolve: ((v: ReadResult<unknown>) => void) | undefined = undefined;
+  #reject: ((e: unknown) => void) | undefined = undefined;
 
-  constructor() {
-    this.promise = new NativePromise((res, rej) => {
+  /** Whether a read waits on this request. */
+  get armed(): boolean {
+    return this.#resolve !== undefined;
+  }
+
+  /** Makes the promise of the next read this request settles. */
+  arm(): Promise<ReadResult<unknown>> {
+    return new NativePromise((res, rej) => {
       this.#resolve = res;
       this.#reject = rej;
     });
   }
 
   chunkSteps(chunk: unknown): void {
-    this.#resolve({ value: chunk, done: false });
+    const resolve = this.#resolve!;
+    this.#resolve = this.#reject = undefined;
+    resolve({ value: chunk, done: false });
   }
 
   closeSteps(chunk?: unknown): void {
-    this.#resolve({ value: chunk, done: true });
+    const resolve = this.#resolve!;
+    this.#resolve = this.#reject = undefined;
+    resolve({ value: chunk, done: true });
   }
 
   errorSteps(e: unknown): void {
-    this.#reject(e);
+    const reject = this.#reject!;
+    this.#resolve = this.#reject = undefined;
+    reject(e);
   }
 }

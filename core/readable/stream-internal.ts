@@ -7,6 +7,7 @@
 import { LazyPromise, PENDING, PromiseReject, PromiseResolve, type AlgorithmResult } from "../shared/promise.ts";
 import { PromisePrototypeThen } from "../shared/primordials.ts";
 import { RequestQueue } from "../shared/queue.ts";
+import type { PromiseReadRequest } from "./read-requests.ts";
 
 export const READABLE = 0;
 export const CLOSED = 1;
@@ -39,6 +40,11 @@ export interface ReadableControllerInternal {
    * data buffered skip the read-request object (fast path FP-READ).
    */
   readSync(): unknown;
+  /**
+   * [[PullSteps]] for a stream that is readable, right after readSync() returned NO_CHUNK (which changed
+   * nothing): the steps that remain when no chunk is queued.
+   */
+  pullStepsEmpty(readRequest: ReadRequest): void;
 }
 
 /** Sentinel returned by readSync() when no chunk is queued. */
@@ -51,6 +57,8 @@ export class ReaderInternal {
   readonly byob: boolean;
   /** [[readRequests]] (default reader) or [[readIntoRequests]] (BYOB reader). */
   requests: RequestQueue<ReadRequest & ReadIntoRequest> = new RequestQueue();
+  /** The read request `read()` arms when it is not waiting (FP-OWN-REQUEST). */
+  ownRequest: PromiseReadRequest | undefined = undefined;
 
   constructor(byob: boolean) {
     this.byob = byob;

@@ -83,21 +83,37 @@ export function WritableStreamDefaultWriterRelease(
   writer.stream = undefined;
 }
 
-class PromiseWriteRequest implements WriteRequest {
-  readonly promise: Promise<undefined>;
-  #resolve!: (v: undefined) => void;
-  #reject!: (e: unknown) => void;
-  constructor() {
-    this.promise = new NativePromise((res, rej) => {
+/**
+ * The write request of a `writer.write()`: settles the promise made by its last arm(). A writer keeps one and
+ * arms it again for each write made while it is not waiting (FP-OWN-REQUEST).
+ */
+export class PromiseWriteRequest implements WriteRequest {
+  #resolve: ((v: undefined) => void) | undefined = undefined;
+  #reject: ((e: unknown) => void) | undefined = undefined;
+
+  /** Whether a write waits on this request. */
+  get armed(): boolean {
+    return this.#resolve !== undefined;
+  }
+
+  /** Makes the promise of the next write this request settles. */
+  arm(): Promise<undefined> {
+    return new NativePromise((res, rej) => {
       this.#resolve = res;
       this.#reject = rej;
     });
   }
+
   resolve(): void {
-    this.#resolve(undefined);
+    const resolve = this.#resolve!;
+    this.#resolve = this.#reject = undefined;
+    resolve(undefined);
   }
+
   reject(e: unknown): void {
-    this.#reject(e);
+    const reject = this.#reject!;
+    this.#resolve = this.#reject = undefined;
+    reject(e);
   }
 }
 
@@ -173,9 +189,13 @@ export class WritableStreamDefaultWriter<W = unknown> {
     const w = getWriter(this);
     if (w === undefined) return PromiseReject(illegal());
     if (w.stream === undefined) return PromiseReject(typeError("Cannot write to a stream using a released writer"));
-    const request = new PromiseWriteRequest();
+    // FP-OWN-REQUEST: the writer's own request when no write waits on it (internal; the promise is new).
+    let request = w.ownRequest;
+    if (request === undefined) request = w.ownRequest = new PromiseWriteRequest();
+    else if (request.armed) request = new PromiseWriteRequest();
+    const promise = request.arm();
     WritableStreamDefaultWriterWriteInternal(w, chunk, request);
-    return request.promise;
+    return promise;
   }
 }
 defineInterface(WritableStreamDefaultWriter, "WritableStreamDefaultWriter");

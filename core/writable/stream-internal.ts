@@ -8,6 +8,7 @@ import { NativeAbortController, PromisePrototypeThen, PromiseReject, PromiseReso
 import { RingQueue } from "../shared/queue.ts";
 import { rangeError, typeError } from "../shared/webidl.ts";
 import type { SizeAlgorithm } from "../strategies/extract.ts";
+import type { PromiseWriteRequest } from "./default-writer.ts";
 
 export const WRITABLE = 0;
 export const CLOSED = 1;
@@ -40,6 +41,8 @@ export class WriterInternal {
   readonly closed: LazyPromise = new LazyPromise();
   /** Internal waiter for `ready` (used by pipeTo instead of a promise reaction). */
   onReady: (() => void) | undefined = undefined;
+  /** The write request `write()` arms when it is not waiting (FP-OWN-REQUEST). */
+  ownRequest: PromiseWriteRequest | undefined = undefined;
 }
 
 const CLOSE_SENTINEL = Symbol("close");
@@ -433,6 +436,15 @@ function WritableStreamDefaultControllerProcessClose(c: WritableControllerIntern
 function WritableStreamDefaultControllerProcessWrite(c: WritableControllerInternal, chunk: unknown): void {
   const stream = c.stream;
   stream.inFlightWriteRequest = stream.writeRequests.shift();
+  WritableStreamDefaultControllerProcessWriteSteps(c, stream, chunk);
+}
+
+/** WritableStreamDefaultControllerProcessWrite from step 2 (the write request is in flight). */
+function WritableStreamDefaultControllerProcessWriteSteps(
+  c: WritableControllerInternal,
+  stream: WritableStreamInternal,
+  chunk: unknown,
+): void {
   const result = c.algorithms!.write(chunk);
   if (result === undefined && stream.gate !== undefined && (stream.pipe as PipeState | undefined)?.active === true) {
     // FP-FUSE: a transform fed by one of our pipes finished a queued chunk synchronously; only the pipe (the
@@ -531,7 +543,22 @@ export function WritableStreamDefaultWriterWriteInternal(
   request: WriteRequest,
 ): void {
   const stream = writer.stream!;
-  WritableStreamDefaultWriterWriteSized(writer, stream, chunk, WritableStreamDefaultControllerGetChunkSize(stream.controller, chunk), request);
+  const c = stream.controller;
+  if (
+    stream.state === WRITABLE && c.started && !c.hasSizeAlgorithm && stream.inFlightWriteRequest === undefined &&
+    c.queue.size === 0 && stream.closeRequest === undefined && stream.inFlightCloseRequest === undefined
+  ) {
+    // FP-WRITE-IDLE: the write of a chunk into an idle stream, whose request the spec appends to
+    // [[writeRequests]] and AdvanceQueueIfNeeded takes out again at once (nothing runs in between: backpressure
+    // can only be raised, which settles nothing): the request goes straight in flight, the checks are made once.
+    c.queue.push(chunk);
+    c.queueTotalSize++;
+    WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
+    stream.inFlightWriteRequest = request;
+    WritableStreamDefaultControllerProcessWriteSteps(c, stream, chunk);
+    return;
+  }
+  WritableStreamDefaultWriterWriteSized(writer, stream, chunk, WritableStreamDefaultControllerGetChunkSize(c, chunk), request);
 }
 
 /** The rest of WritableStreamDefaultWriterWrite once the chunk's size is known (step 4 on). */

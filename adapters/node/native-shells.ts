@@ -133,10 +133,12 @@ function byteShell<R>(
 
 /**
  * A default-stream shell of a native stream, read in bursts: a pull starts a loop that awaits one native
- * `read()` at a time and enqueues each chunk, and goes on while the shell's queue is below its
- * high-water mark of one chunk, i.e. while a reader (or a pipe) is waiting for the chunk. So a pull
- * reaction is paid per burst, not per chunk (the pull's promise settles when the burst stops), and
- * per chunk what is left is the native read; at most one chunk is read ahead of the consumer.
+ * `read()` at a time and enqueues each chunk, and goes on while each chunk is taken at once by a read
+ * waiting for it (the shell's queue stays empty). So a pull reaction is paid per burst, not per chunk
+ * (the pull's promise settles when the burst stops), and per chunk what is left is the native read.
+ * The high-water mark is 0, as for a native byte stream: nothing is read from the native stream before
+ * the first read (a pipe aborted before it starts reads nothing), and at most one chunk is read ahead of
+ * the consumer (when the consumer stops reading in the middle of a burst).
  */
 function defaultShell<R>(native: globalThis.ReadableStream<R>, onEnd: ShellEnd | undefined): ReadableStream<R> {
   let reader: NativeReader<R> | undefined;
@@ -164,7 +166,8 @@ function defaultShell<R>(native: globalThis.ReadableStream<R>, onEnd: ShellEnd |
           return;
         }
         controller.enqueue(result.value);
-        if (!((controller.desiredSize ?? 0) > 0)) return;
+        // Queued (desiredSize -1), or the shell ended inside enqueue(): the burst stops.
+        if (done || controller.desiredSize !== 0) return;
       }
     } catch (err) {
       fail(err);
@@ -193,7 +196,7 @@ function defaultShell<R>(native: globalThis.ReadableStream<R>, onEnd: ShellEnd |
         return reader === undefined ? native.cancel(reason) : reader.cancel(reason);
       },
     },
-    { highWaterMark: 1 },
+    { highWaterMark: 0 },
   );
 }
 

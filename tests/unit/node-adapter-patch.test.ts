@@ -617,6 +617,120 @@ nodeTest("a native body piped while untouched: errors and cancels keep their ide
   });
 });
 
+nodeTest("a native body piped while untouched: an abort signal cancels the native body and aborts the sink with its reason", async () => {
+  await patched(async () => {
+    // Aborted mid-stream, after the first chunk reached the sink.
+    let cancelled: unknown;
+    let aborted: unknown;
+    const response = nativeBodyResponse(["a", "b", "c", "d"], { cancelled: (r) => (cancelled = r) });
+    const body = response.body as unknown as fuse.ReadableStream<Uint8Array>;
+    const controller = new AbortController();
+    const reason = new Error("stop");
+    let seen = "";
+    const err = await body
+      .pipeThrough(new fuse.TransformStream<Uint8Array, Uint8Array>(), { signal: controller.signal })
+      .pipeTo(
+        new fuse.WritableStream<Uint8Array>({
+          write(chunk) {
+            seen += dec.decode(chunk);
+            controller.abort(reason);
+          },
+          abort(r) {
+            aborted = r;
+          },
+        }),
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    assert.is(err, reason, "the pipe chain rejects with the abort reason");
+    assert.is(cancelled, reason, "the native body was cancelled with the abort reason");
+    assert.is(aborted, reason, "the sink was aborted with it (through the transform)");
+    assert.ok(seen.length >= 1 && "abcd".startsWith(seen), `read a prefix only: ${seen}`);
+    assert.not.ok(body.locked, "the body is unlocked after the pipe");
+    assert.ok((await body.getReader().read()).done, "the body is closed after the cancel");
+    assert.ok(response.bodyUsed);
+
+    // A signal aborted before the pipe starts: nothing is read, the native body is cancelled.
+    let cancelled2: unknown;
+    let pulled = false;
+    const early = new AbortController();
+    early.abort(reason);
+    const native = new Native.ReadableStream({
+      type: "bytes",
+      pull(c: ReadableByteStreamController) {
+        pulled = true;
+        c.enqueue(enc.encode("x"));
+      },
+      cancel(r: unknown) {
+        cancelled2 = r;
+      },
+    });
+    const response2 = new Response(native as unknown as BodyInit);
+    const body2 = response2.body as unknown as fuse.ReadableStream<Uint8Array>;
+    const err2 = await body2.pipeTo(new fuse.WritableStream(), { signal: early.signal }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.is(err2, reason);
+    assert.is(cancelled2, reason);
+    assert.not.ok(pulled, "nothing was read from the native body");
+    assert.not.ok(body2.locked);
+    assert.ok(response2.bodyUsed);
+
+    // An invalid signal: the pipe rejects and the body stays untouched (still readable, not used).
+    const response3 = nativeBodyResponse(["ok"]);
+    const body3 = response3.body as unknown as fuse.ReadableStream<Uint8Array>;
+    const err3 = await body3.pipeTo(new fuse.WritableStream(), { signal: {} as AbortSignal }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.instance(err3, TypeError);
+    assert.not.ok(body3.locked);
+    assert.not.ok(response3.bodyUsed);
+    assert.is(await response3.text(), "ok");
+  });
+});
+
+nodeTest("a native body piped while untouched: an error after several chunks reaches the sink's abort and the body", async () => {
+  await patched(async () => {
+    const boom = new Error("failed mid-stream");
+    const response = nativeBodyResponse(["1", "2", "3"], { error: boom });
+    const body = response.body as unknown as fuse.ReadableStream<Uint8Array>;
+    let seen = "";
+    let aborted: unknown;
+    const err = await body
+      .pipeThrough(
+        new fuse.TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, c) {
+            c.enqueue(chunk);
+          },
+        }),
+      )
+      .pipeTo(
+        new fuse.WritableStream<Uint8Array>({
+          write(chunk) {
+            seen += dec.decode(chunk);
+          },
+          abort(r) {
+            aborted = r;
+          },
+        }),
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    assert.is(err, boom);
+    assert.is(aborted, boom);
+    assert.ok("123".startsWith(seen), `chunks in order: ${seen}`);
+    assert.not.ok(body.locked);
+    assert.is(await body.getReader().closed.then(() => undefined, (e: unknown) => e), boom, "the body is errored with it");
+    assert.ok(response.bodyUsed);
+  });
+});
+
 nodeTest("node:stream Readable/Writable/Duplex fromWeb accept fusestreams streams; toWeb returns them", async () => {
   await patched(async () => {
     const readable = Readable.fromWeb(oursOf("from", "Web") as unknown as import("node:stream/web").ReadableStream);

@@ -193,6 +193,9 @@ async function bundleDistTests(): Promise<{ runner: string; checkDist: string; t
     platform: "node",
     target: "node20",
     packages: "external",
+    // package.json says "sideEffects": false (true of the library); a test file that only imports another
+    // (tests/unit/fuzz.test.ts) must not be dropped as a side-effect-free import.
+    ignoreAnnotations: true,
     logLevel: "warning",
     plugins: [
       {

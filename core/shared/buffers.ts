@@ -3,7 +3,7 @@
  * CanTransferArrayBuffer, CopyDataBlockBytes and the ArrayBufferView checks of WebIDL.
  * @module
  */
-import { NativeArrayBuffer, NativeTypeError, NativeUint8Array, ReflectApply } from "./primordials.ts";
+import { NativeArrayBuffer, NativeTypeError, NativeUint8Array, ObjectGetPrototypeOf, ReflectApply } from "./primordials.ts";
 
 const ArrayBufferProto = ArrayBuffer.prototype as ArrayBuffer & {
   transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer;
@@ -22,6 +22,7 @@ const dataViewByteLengthGetter = Object.getOwnPropertyDescriptor(DataView.protot
 const DataViewProto = DataView.prototype;
 const dataViewBufferGetter = Object.getOwnPropertyDescriptor(DataViewProto, "buffer")!.get!;
 const ArrayBufferIsView = ArrayBuffer.isView;
+const Uint8ArrayPrototype: object = Uint8Array.prototype;
 const structuredCloneFn: typeof structuredClone | undefined = (globalThis as { structuredClone?: typeof structuredClone })
   .structuredClone;
 
@@ -63,8 +64,25 @@ export function CanTransferArrayBuffer(buffer: ArrayBuffer): boolean {
   return !IsDetachedBuffer(buffer);
 }
 
+/**
+ * A guess that `view` (known to be an ArrayBufferView: a real view has an ordinary, unobservable
+ * [[GetPrototypeOf]]) is a typed array: its prototype is Uint8Array.prototype, as for nearly every chunk. The
+ * typed-array getter that follows confirms it (it throws for a DataView given that prototype), so the
+ * %TypedArray%.prototype[@@toStringTag] getter, slow in JavaScriptCore, is not needed to tell the two apart.
+ */
+function likelyUint8Array(view: ArrayBufferView): boolean {
+  return ObjectGetPrototypeOf(view) === Uint8ArrayPrototype;
+}
+
 /** The underlying buffer of an ArrayBufferView, read without user-patchable getters. */
 export function viewBuffer(view: ArrayBufferView): ArrayBuffer {
+  if (likelyUint8Array(view)) {
+    try {
+      return ReflectApply(typedArrayBufferGetter, view, []) as ArrayBuffer;
+    } catch {
+      // not a typed array after all: decided below
+    }
+  }
   return (typedArrayTag(view) !== undefined
     ? ReflectApply(typedArrayBufferGetter, view, [])
     : ReflectApply(dataViewBufferGetter, view, [])) as ArrayBuffer;
@@ -82,6 +100,13 @@ export function typedArrayByteLength(view: ArrayBufferView): number {
 
 /** An ArrayBufferView's [[ByteOffset]] (0 once its buffer is detached), read without user-patchable getters. */
 export function viewByteOffset(view: ArrayBufferView): number {
+  if (likelyUint8Array(view)) {
+    try {
+      return ReflectApply(typedArrayByteOffsetGetter, view, []) as number;
+    } catch {
+      // not a typed array after all: decided below
+    }
+  }
   if (typedArrayTag(view) !== undefined) return ReflectApply(typedArrayByteOffsetGetter, view, []) as number;
   try {
     return ReflectApply(dataViewByteOffsetGetter, view, []) as number;
@@ -92,6 +117,13 @@ export function viewByteOffset(view: ArrayBufferView): number {
 
 /** An ArrayBufferView's byte length (0 once its buffer is detached), read without user-patchable getters. */
 export function viewByteLength(view: ArrayBufferView): number {
+  if (likelyUint8Array(view)) {
+    try {
+      return ReflectApply(typedArrayByteLengthGetter, view, []) as number;
+    } catch {
+      // not a typed array after all: decided below
+    }
+  }
   if (typedArrayTag(view) !== undefined) return ReflectApply(typedArrayByteLengthGetter, view, []) as number;
   try {
     return ReflectApply(dataViewByteLengthGetter, view, []) as number;
@@ -168,6 +200,21 @@ export interface ViewParts {
  * each intrinsic getter (the enqueue hot path of byte streams).
  */
 export function viewParts(value: unknown, context: string): ViewParts {
+  if (ArrayBufferIsView(value) && likelyUint8Array(value as ArrayBufferView)) {
+    let buffer: ArrayBuffer | undefined;
+    try {
+      buffer = ReflectApply(typedArrayBufferGetter, value, []) as ArrayBuffer;
+    } catch {
+      // not a typed array after all: decided below
+    }
+    if (buffer !== undefined) {
+      return {
+        buffer,
+        byteOffset: ReflectApply(typedArrayByteOffsetGetter, value, []) as number,
+        byteLength: ReflectApply(typedArrayByteLengthGetter, value, []) as number,
+      };
+    }
+  }
   if (typedArrayTag(value as ArrayBufferView) !== undefined) {
     return {
       buffer: ReflectApply(typedArrayBufferGetter, value, []) as ArrayBuffer,

@@ -174,6 +174,36 @@ test("enqueue: a SharedArrayBuffer-backed view throws TypeError and nothing is q
   assert.is((await reader.read()).done, true);
 });
 
+test("views are told apart by their internal slots, not their prototype", async () => {
+  // A DataView dressed as a Uint8Array and a Uint8Array dressed as a DataView are still what they are.
+  const dv = new DataView(new Uint8Array([1, 2, 3, 4]).buffer, 1, 2);
+  Object.setPrototypeOf(dv, Uint8Array.prototype);
+  const u8 = new Uint8Array([5, 6, 7]).subarray(1);
+  Object.setPrototypeOf(u8, DataView.prototype);
+  const { stream, controller } = byteStream();
+  controller.enqueue(dv as unknown as Uint8Array);
+  controller.enqueue(u8);
+  controller.close();
+  const reader = stream.getReader();
+  const a = await reader.read();
+  const b = await reader.read();
+  assert.ok(a.value instanceof Uint8Array && b.value instanceof Uint8Array);
+  assert.equal(Array.from(a.value!), [2, 3]);
+  assert.equal(Array.from(b.value!), [6, 7]);
+  assert.is((await reader.read()).done, true);
+  // BYOB: a DataView with Uint8Array's prototype is filled and handed back as a DataView.
+  const pair = byteStream();
+  const byob = pair.stream.getReader({ mode: "byob" });
+  const target = new DataView(new ArrayBuffer(4), 1, 3);
+  Object.setPrototypeOf(target, Uint8Array.prototype);
+  const pending = byob.read(target as unknown as Uint8Array);
+  pair.controller.enqueue(new Uint8Array([9, 8, 7]));
+  const { value } = await pending;
+  assert.ok(Object.prototype.toString.call(value) === "[object DataView]");
+  assert.is((value as unknown as DataView).byteOffset, 1);
+  assert.equal(Array.from(new Uint8Array((value as unknown as DataView).buffer, 1, 3)), [9, 8, 7]);
+});
+
 test("enqueue: after close() or error() throws TypeError", () => {
   const a = byteStream();
   a.controller.close();

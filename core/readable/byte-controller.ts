@@ -290,8 +290,11 @@ function ReadableByteStreamControllerCommitPullIntoDescriptor(
 
 /** ReadableByteStreamControllerConvertPullIntoDescriptor(pullIntoDescriptor). */
 function ReadableByteStreamControllerConvertPullIntoDescriptor(desc: PullIntoDescriptor): ArrayBufferView {
-  const buffer = TransferArrayBuffer(desc.buffer);
-  return new desc.viewConstructor(buffer, desc.byteOffset, desc.bytesFilled / desc.elementSize);
+  // FP-BYOB-OWNED: the spec transfers the descriptor's buffer once more here. Nobody else can reach it: it
+  // was transferred into the descriptor by the read (PullInto), by respond() / respondWithNewView() after
+  // the BYOB request's view over it was handed out, or by enqueue() filling it, and the descriptor is
+  // dropped once converted; a new view over the same buffer is indistinguishable from one over a copy.
+  return new desc.viewConstructor(desc.buffer, desc.byteOffset, desc.bytesFilled / desc.elementSize);
 }
 
 /**

@@ -204,6 +204,30 @@ test("views are told apart by their internal slots, not their prototype", async 
   assert.equal(Array.from(new Uint8Array((value as unknown as DataView).buffer, 1, 3)), [9, 8, 7]);
 });
 
+test("byob read: respond() detaches the request's view; the result is a new view over a buffer nobody else holds", async () => {
+  let requestView: Uint8Array | undefined;
+  const { stream } = byteStream({
+    pull(c) {
+      requestView = c.byobRequest!.view as Uint8Array;
+      requestView.set([4, 5, 6]);
+      c.byobRequest!.respond(3);
+    },
+  });
+  const reader = stream.getReader({ mode: "byob" });
+  const mine = new Uint8Array(8);
+  const { value } = await reader.read(mine);
+  assert.is(mine.byteLength, 0, "the reader's view is detached by read()");
+  assert.is(requestView!.byteLength, 0, "the request's view is detached by respond()");
+  assert.is.not(value!.buffer, mine.buffer);
+  assert.is.not(value!.buffer, requestView!.buffer);
+  assert.equal(Array.from(value!), [4, 5, 6]);
+  assert.is(value!.buffer.byteLength, 8);
+  // Reusing the result's buffer for the next read detaches it in turn.
+  const next = reader.read(new Uint8Array(value!.buffer));
+  assert.is(value!.byteLength, 0);
+  assert.equal(Array.from((await next).value!), [4, 5, 6]);
+});
+
 test("enqueue: after close() or error() throws TypeError", () => {
   const a = byteStream();
   a.controller.close();

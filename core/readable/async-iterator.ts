@@ -35,6 +35,17 @@ class IteratorState {
     this.ongoing = null;
     return { value: chunk, done: false };
   };
+  /** FP-ITER-MERGE: the pull reaction readSyncOwingPullReaction() left to run first. */
+  pullReaction: (() => void) | undefined = undefined;
+  readonly pullThenDeliver = (): IteratorResult<unknown> => {
+    const reaction = this.pullReaction!;
+    this.pullReaction = undefined;
+    reaction();
+    const chunk = this.pendingChunk;
+    this.pendingChunk = undefined;
+    this.ongoing = null;
+    return { value: chunk, done: false };
+  };
   constructor(reader: ReaderInternal, preventCancel: boolean) {
     this.reader = reader;
     this.preventCancel = preventCancel;
@@ -165,14 +176,23 @@ export class ReadableStreamAsyncIterator<R = unknown> {
       const stream = state.reader.stream;
       if (stream !== undefined && stream.state === READABLE) {
         stream.disturbed = true;
-        const chunk = stream.controller.readSync();
+        const controller = stream.controller;
+        const chunk = controller.readSyncOwingPullReaction();
         if (chunk !== NO_CHUNK) {
           // Delivered one reaction job later, as the spec's reaction to the read would: pull() timing after
           // a next() is observable (the differential fuzz test checks it).
           // Only one such result can be pending (a second next() chains on `ongoing`), so the chunk waits
           // in the state and one bound function per iterator delivers it: no allocation but the promise.
           state.pendingChunk = chunk;
-          const p = PromisePrototypeThen(RESOLVED, state.deliver) as Promise<IteratorResult<unknown>>;
+          const reaction = controller.owedPullReaction;
+          let deliver = state.deliver;
+          if (reaction !== undefined) {
+            // FP-ITER-MERGE: the pull reaction job and the delivery job, adjacent, run as one job.
+            controller.owedPullReaction = undefined;
+            state.pullReaction = reaction;
+            deliver = state.pullThenDeliver;
+          }
+          const p = PromisePrototypeThen(RESOLVED, deliver) as Promise<IteratorResult<unknown>>;
           state.ongoing = p;
           return p as Promise<IteratorResult<R, undefined>>;
         }

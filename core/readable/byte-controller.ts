@@ -136,6 +136,11 @@ export class ByteControllerInternal implements ReadableControllerInternal, PullT
     this.pullSteps(readRequest); // its first step finds the queue empty
   }
 
+  readonly owedPullReaction: undefined = undefined;
+  readSyncOwingPullReaction(): unknown {
+    return this.readSync();
+  }
+
   pullSteps(readRequest: ReadRequest): void {
     const stream = this.stream;
     if (this.queueTotalSize > 0) {

@@ -53,6 +53,9 @@ export class DefaultControllerInternal implements ReadableControllerInternal, Pu
   turnJobs: (() => void)[] | undefined = undefined;
   turnJobCount = 0;
   runTurnJobs: (() => void) | undefined = undefined;
+  /** FP-ITER-MERGE: while true, a synchronous pull's reaction is left in owedPullReaction, not queued. */
+  owePullReaction = false;
+  owedPullReaction: (() => void) | undefined = undefined;
 
   cancelSteps(reason: unknown): AlgorithmResult {
     ResetQueue(this);
@@ -71,6 +74,13 @@ export class DefaultControllerInternal implements ReadableControllerInternal, Pu
     } else {
       ReadableStreamDefaultControllerCallPullIfNeeded(this);
     }
+    return chunk;
+  }
+
+  readSyncOwingPullReaction(): unknown {
+    this.owePullReaction = true;
+    const chunk = this.readSync();
+    this.owePullReaction = false;
     return chunk;
   }
 
@@ -122,7 +132,14 @@ export function ReadableStreamDefaultControllerCallPullIfNeeded(c: DefaultContro
   EndPullTurn(outer);
   if (result === undefined) {
     // FP-SYNC-ALGO: a synchronous pull() is reacted to with one microtask, like a resolved promise.
-    queueMicrotask(c.onPullFulfilled ??= makePullFulfilled(c));
+    const reaction = c.onPullFulfilled ??= makePullFulfilled(c);
+    if (c.owePullReaction) {
+      // FP-ITER-MERGE: nothing can be queued between this job and the one the caller queues next.
+      c.owePullReaction = false;
+      c.owedPullReaction = reaction;
+    } else {
+      queueMicrotask(reaction);
+    }
     return;
   }
   // The reaction waits for a promise: jobs deferred during pull() run in a microtask of their own.

@@ -45,6 +45,14 @@ export interface ReadableControllerInternal {
    * nothing): the steps that remain when no chunk is queued.
    */
   pullStepsEmpty(readRequest: ReadRequest): void;
+  /**
+   * FP-ITER-MERGE: readSync(), except that when its last step is a synchronous pull() call, the reaction job
+   * to that pull is not queued but returned in `owedPullReaction`, for the caller to run first in the job it
+   * queues right away (the two jobs would have been adjacent in the microtask queue).
+   */
+  readSyncOwingPullReaction(): unknown;
+  /** Set by readSyncOwingPullReaction(): the pull reaction the caller must run, or undefined. */
+  owedPullReaction: (() => void) | undefined;
 }
 
 /** Sentinel returned by readSync() when no chunk is queued. */

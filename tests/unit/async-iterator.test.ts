@@ -267,4 +267,48 @@ test("iterator: next() with a foreign this rejects with TypeError", async () => 
   assert.instance(await rejection(next.call({})), TypeError);
 });
 
+test("iterator: a queued chunk's result settles one job after the reaction to the pull() its read called", async () => {
+  // Spec (§4.2.5 "get the next iteration result" + WebIDL next()): the read dequeues "a" and calls pull()
+  // synchronously; pull's fulfillment reaction (job 1) is queued when pull() returns, then the reaction to the
+  // read (job 2) that fulfills next()'s promise. Here job 1 calls pull() again ([[pullAgain]] was set by the
+  // enqueue in pull 1's microtask), so "pull 2 microtask" is queued before the result's reaction.
+  const log: string[] = [];
+  let n = 0;
+  let armed = false;
+  const stream = new ReadableStream<string>(
+    {
+      start(c) {
+        c.enqueue("a");
+      },
+      pull(c) {
+        if (!armed) return;
+        const k = ++n;
+        log.push(`pull ${k}`);
+        queueMicrotask(() => {
+          log.push(`pull ${k} microtask`);
+          c.enqueue(`chunk ${k}`);
+        });
+      },
+    },
+    { highWaterMark: 2 },
+  );
+  const it = stream.values();
+  await delay();
+  armed = true;
+  const p = it.next();
+  log.push("next called");
+  void p.then((r) => log.push(`result ${r.value}`));
+  queueMicrotask(() => log.push("outside job"));
+  await delay();
+  assert.equal(log, [
+    "pull 1",
+    "next called",
+    "pull 1 microtask",
+    "pull 2",
+    "outside job",
+    "pull 2 microtask",
+    "result a",
+  ]);
+});
+
 test.run();

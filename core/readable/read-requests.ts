@@ -4,6 +4,7 @@
  * @module
  */
 import { NativePromise } from "../shared/primordials.ts";
+import { newPendingPromise, pendingReject, pendingResolve, SHARED_EXECUTOR } from "../shared/promise.ts";
 import type { ReadIntoRequest, ReadRequest } from "./stream-internal.ts";
 
 /** A ReadableStreamReadResult as a plain object. */
@@ -25,6 +26,12 @@ export class PromiseReadRequest implements ReadRequest, ReadIntoRequest {
 
   /** Makes the promise of the next read this request settles. */
   arm(): Promise<ReadResult<unknown>> {
+    if (SHARED_EXECUTOR) {
+      const promise = newPendingPromise<ReadResult<unknown>>();
+      this.#resolve = pendingResolve;
+      this.#reject = pendingReject;
+      return promise;
+    }
     return new NativePromise((res, rej) => {
       this.#resolve = res;
       this.#reject = rej;

@@ -5,6 +5,7 @@
 import { defineInterface } from "../shared/interface.ts";
 import { NativePromise, PromiseReject, PromiseResolve } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
+import { newPendingPromise, pendingReject, pendingResolve, SHARED_EXECUTOR } from "../shared/promise.ts";
 import { toWritableStreamInternal } from "./brand.ts";
 import {
   CLOSED,
@@ -98,6 +99,12 @@ export class PromiseWriteRequest implements WriteRequest {
 
   /** Makes the promise of the next write this request settles. */
   arm(): Promise<undefined> {
+    if (SHARED_EXECUTOR) {
+      const promise = newPendingPromise<undefined>();
+      this.#resolve = pendingResolve;
+      this.#reject = pendingReject;
+      return promise;
+    }
     return new NativePromise((res, rej) => {
       this.#resolve = res;
       this.#reject = rej;

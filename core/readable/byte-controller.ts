@@ -16,6 +16,7 @@ import {
   typedArrayTag,
   typedArrayByteLength,
   typedArrayByteOffset,
+  uint8ArrayBuffer,
   viewBuffer,
   viewByteLength,
   viewByteOffset,
@@ -796,19 +797,32 @@ export class ReadableByteStreamController {
   /** Enqueues a chunk; its buffer is transferred (the caller's buffer becomes detached). */
   enqueue(chunk: ArrayBufferView): void {
     const c = getByteController(this);
-    const parts = viewParts(chunk, "chunk");
-    if (parts.byteLength === 0) throw typeError("chunk must have non-zero byteLength");
+    // A Uint8Array (nearly every chunk) is read through the typed-array getters directly, without the record
+    // viewParts() returns for any view.
+    let buffer = uint8ArrayBuffer(chunk);
+    let byteOffset: number;
+    let byteLength: number;
+    if (buffer !== undefined) {
+      byteOffset = typedArrayByteOffset(chunk);
+      byteLength = typedArrayByteLength(chunk);
+    } else {
+      const parts = viewParts(chunk, "chunk");
+      buffer = parts.buffer;
+      byteOffset = parts.byteOffset;
+      byteLength = parts.byteLength;
+    }
+    if (byteLength === 0) throw typeError("chunk must have non-zero byteLength");
     // The ArrayBuffer byteLength getter also rejects a SharedArrayBuffer (no [AllowShared]).
     let bufferLength: number;
     try {
-      bufferLength = arrayBufferByteLength(parts.buffer);
+      bufferLength = arrayBufferByteLength(buffer);
     } catch {
       throw typeError("chunk must not be backed by a SharedArrayBuffer");
     }
     if (bufferLength === 0) throw typeError("chunk's buffer must have non-zero byteLength");
     if (c.closeRequested) throw typeError("The stream is closed or draining");
     if (c.stream.state !== READABLE) throw typeError("The stream is not in the readable state and cannot be enqueued to");
-    ReadableByteStreamControllerEnqueueParts(c, parts.buffer, parts.byteOffset, parts.byteLength);
+    ReadableByteStreamControllerEnqueueParts(c, buffer, byteOffset, byteLength);
   }
 
   /** Errors the stream with `e`. */

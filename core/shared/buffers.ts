@@ -3,24 +3,31 @@
  * CanTransferArrayBuffer, CopyDataBlockBytes and the ArrayBufferView checks of WebIDL.
  * @module
  */
-import { NativeArrayBuffer, NativeTypeError, NativeUint8Array, ObjectGetPrototypeOf, ReflectApply } from "./primordials.ts";
+import { NativeArrayBuffer, NativeTypeError, NativeUint8Array, ObjectGetPrototypeOf, uncurryThis } from "./primordials.ts";
 
 const ArrayBufferProto = ArrayBuffer.prototype as ArrayBuffer & {
   transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer;
 };
-const transferFn = ArrayBufferProto.transfer;
-const detachedGetter = Object.getOwnPropertyDescriptor(ArrayBufferProto, "detached")?.get;
-const byteLengthGetter = Object.getOwnPropertyDescriptor(ArrayBufferProto, "byteLength")!.get!;
+type Getter<T, R> = (self: T) => R;
+const getter = <T, R>(proto: object, key: PropertyKey): Getter<T, R> =>
+  uncurryThis(Object.getOwnPropertyDescriptor(proto, key)!.get! as (this: T) => R);
+// The intrinsic accessors and methods, called through uncurryThis (no arguments array, see primordials.ts).
+const transferFn = ArrayBufferProto.transfer === undefined
+  ? undefined
+  : uncurryThis(ArrayBufferProto.transfer as (this: ArrayBuffer) => ArrayBuffer);
+const detachedGetter = Object.getOwnPropertyDescriptor(ArrayBufferProto, "detached") === undefined
+  ? undefined
+  : getter<ArrayBuffer, boolean>(ArrayBufferProto, "detached");
+const byteLengthGetter = getter<unknown, number>(ArrayBufferProto, "byteLength");
 const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
-const typedArrayBufferGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, "buffer")!.get!;
-const typedArrayTagGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag)!.get!;
-const typedArraySet = (TypedArrayProto as Uint8Array).set;
-const typedArrayByteOffsetGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, "byteOffset")!.get!;
-const typedArrayByteLengthGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, "byteLength")!.get!;
-const dataViewByteOffsetGetter = Object.getOwnPropertyDescriptor(DataView.prototype, "byteOffset")!.get!;
-const dataViewByteLengthGetter = Object.getOwnPropertyDescriptor(DataView.prototype, "byteLength")!.get!;
-const DataViewProto = DataView.prototype;
-const dataViewBufferGetter = Object.getOwnPropertyDescriptor(DataViewProto, "buffer")!.get!;
+const typedArrayBufferGetter = getter<unknown, ArrayBuffer>(TypedArrayProto, "buffer");
+const typedArrayTagGetter = getter<unknown, string | undefined>(TypedArrayProto, Symbol.toStringTag);
+const typedArraySet = uncurryThis((TypedArrayProto as Uint8Array).set as (this: Uint8Array, source: ArrayLike<number>) => void);
+const typedArrayByteOffsetGetter = getter<unknown, number>(TypedArrayProto, "byteOffset");
+const typedArrayByteLengthGetter = getter<unknown, number>(TypedArrayProto, "byteLength");
+const dataViewByteOffsetGetter = getter<unknown, number>(DataView.prototype, "byteOffset");
+const dataViewByteLengthGetter = getter<unknown, number>(DataView.prototype, "byteLength");
+const dataViewBufferGetter = getter<unknown, ArrayBuffer>(DataView.prototype, "buffer");
 const ArrayBufferIsView = ArrayBuffer.isView;
 const Uint8ArrayPrototype: object = Uint8Array.prototype;
 const structuredCloneFn: typeof structuredClone | undefined = (globalThis as { structuredClone?: typeof structuredClone })
@@ -28,7 +35,7 @@ const structuredCloneFn: typeof structuredClone | undefined = (globalThis as { s
 
 export function isArrayBuffer(x: unknown): x is ArrayBuffer {
   try {
-    ReflectApply(byteLengthGetter, x, []);
+    byteLengthGetter(x);
     return true;
   } catch {
     return false;
@@ -37,12 +44,12 @@ export function isArrayBuffer(x: unknown): x is ArrayBuffer {
 
 
 export function arrayBufferByteLength(buffer: ArrayBuffer): number {
-  return ReflectApply(byteLengthGetter, buffer, []) as number;
+  return byteLengthGetter(buffer);
 }
 
 /** The spec's IsDetachedBuffer. */
 export function IsDetachedBuffer(buffer: ArrayBuffer): boolean {
-  if (detachedGetter !== undefined) return ReflectApply(detachedGetter, buffer, []) as boolean;
+  if (detachedGetter !== undefined) return detachedGetter(buffer);
   // Pre-ES2024 engines: a detached buffer reports byteLength 0 and rejects views over it.
   if (arrayBufferByteLength(buffer) !== 0) return false;
   try {
@@ -78,38 +85,38 @@ function likelyUint8Array(view: ArrayBufferView): boolean {
 export function viewBuffer(view: ArrayBufferView): ArrayBuffer {
   if (likelyUint8Array(view)) {
     try {
-      return ReflectApply(typedArrayBufferGetter, view, []) as ArrayBuffer;
+      return typedArrayBufferGetter(view);
     } catch {
       // not a typed array after all: decided below
     }
   }
   return (typedArrayTag(view) !== undefined
-    ? ReflectApply(typedArrayBufferGetter, view, [])
-    : ReflectApply(dataViewBufferGetter, view, [])) as ArrayBuffer;
+    ? typedArrayBufferGetter(view)
+    : dataViewBufferGetter(view)) as ArrayBuffer;
 }
 
 /** The [[ByteOffset]] of a typed array, read without user-patchable getters. */
 export function typedArrayByteOffset(view: ArrayBufferView): number {
-  return ReflectApply(typedArrayByteOffsetGetter, view, []) as number;
+  return typedArrayByteOffsetGetter(view);
 }
 
 /** The byte length of a typed array, read without user-patchable getters. */
 export function typedArrayByteLength(view: ArrayBufferView): number {
-  return ReflectApply(typedArrayByteLengthGetter, view, []) as number;
+  return typedArrayByteLengthGetter(view);
 }
 
 /** An ArrayBufferView's [[ByteOffset]] (0 once its buffer is detached), read without user-patchable getters. */
 export function viewByteOffset(view: ArrayBufferView): number {
   if (likelyUint8Array(view)) {
     try {
-      return ReflectApply(typedArrayByteOffsetGetter, view, []) as number;
+      return typedArrayByteOffsetGetter(view);
     } catch {
       // not a typed array after all: decided below
     }
   }
-  if (typedArrayTag(view) !== undefined) return ReflectApply(typedArrayByteOffsetGetter, view, []) as number;
+  if (typedArrayTag(view) !== undefined) return typedArrayByteOffsetGetter(view);
   try {
-    return ReflectApply(dataViewByteOffsetGetter, view, []) as number;
+    return dataViewByteOffsetGetter(view);
   } catch {
     return 0; // a DataView over a detached buffer
   }
@@ -119,14 +126,14 @@ export function viewByteOffset(view: ArrayBufferView): number {
 export function viewByteLength(view: ArrayBufferView): number {
   if (likelyUint8Array(view)) {
     try {
-      return ReflectApply(typedArrayByteLengthGetter, view, []) as number;
+      return typedArrayByteLengthGetter(view);
     } catch {
       // not a typed array after all: decided below
     }
   }
-  if (typedArrayTag(view) !== undefined) return ReflectApply(typedArrayByteLengthGetter, view, []) as number;
+  if (typedArrayTag(view) !== undefined) return typedArrayByteLengthGetter(view);
   try {
-    return ReflectApply(dataViewByteLengthGetter, view, []) as number;
+    return dataViewByteLengthGetter(view);
   } catch {
     return 0; // a DataView over a detached buffer
   }
@@ -134,7 +141,7 @@ export function viewByteLength(view: ArrayBufferView): number {
 
 /** The [[TypedArrayName]] of a typed array, or undefined for a DataView. */
 export function typedArrayTag(view: ArrayBufferView): string | undefined {
-  return ReflectApply(typedArrayTagGetter, view, []) as string | undefined;
+  return typedArrayTagGetter(view);
 }
 
 /**
@@ -158,9 +165,7 @@ export function copyDataBlockBytes(
   fromIndex: number,
   count: number,
 ): void {
-  ReflectApply(typedArraySet, new NativeUint8Array(to, toIndex, count), [
-    new NativeUint8Array(from, fromIndex, count),
-  ]);
+  typedArraySet(new NativeUint8Array(to, toIndex, count), new NativeUint8Array(from, fromIndex, count));
 }
 
 /** CloneArrayBuffer(buffer, offset, length, %ArrayBuffer%). */
@@ -175,16 +180,16 @@ export function CloneAsUint8Array(view: ArrayBufferView): Uint8Array {
   const tag = typedArrayTag(view);
   if (tag === "Uint8Array") {
     // A Uint8Array source is copied by one set() of the view itself (same bytes, no extra views).
-    const out = new NativeUint8Array(ReflectApply(typedArrayByteLengthGetter, view, []) as number);
-    ReflectApply(typedArraySet, out, [view]);
+    const out = new NativeUint8Array(typedArrayByteLengthGetter(view));
+    typedArraySet(out, view as Uint8Array);
     return out;
   }
   const byteOffset = tag === undefined
-    ? ReflectApply(dataViewByteOffsetGetter, view, []) as number
-    : ReflectApply(typedArrayByteOffsetGetter, view, []) as number;
+    ? dataViewByteOffsetGetter(view)
+    : typedArrayByteOffsetGetter(view);
   const byteLength = tag === undefined
-    ? ReflectApply(dataViewByteLengthGetter, view, []) as number
-    : ReflectApply(typedArrayByteLengthGetter, view, []) as number;
+    ? dataViewByteLengthGetter(view)
+    : typedArrayByteLengthGetter(view);
   return new NativeUint8Array(cloneArrayBuffer(viewBuffer(view), byteOffset, byteLength));
 }
 
@@ -203,36 +208,49 @@ export function viewParts(value: unknown, context: string): ViewParts {
   if (ArrayBufferIsView(value) && likelyUint8Array(value as ArrayBufferView)) {
     let buffer: ArrayBuffer | undefined;
     try {
-      buffer = ReflectApply(typedArrayBufferGetter, value, []) as ArrayBuffer;
+      buffer = typedArrayBufferGetter(value);
     } catch {
       // not a typed array after all: decided below
     }
     if (buffer !== undefined) {
       return {
         buffer,
-        byteOffset: ReflectApply(typedArrayByteOffsetGetter, value, []) as number,
-        byteLength: ReflectApply(typedArrayByteLengthGetter, value, []) as number,
+        byteOffset: typedArrayByteOffsetGetter(value),
+        byteLength: typedArrayByteLengthGetter(value),
       };
     }
   }
   if (typedArrayTag(value as ArrayBufferView) !== undefined) {
     return {
-      buffer: ReflectApply(typedArrayBufferGetter, value, []) as ArrayBuffer,
-      byteOffset: ReflectApply(typedArrayByteOffsetGetter, value, []) as number,
-      byteLength: ReflectApply(typedArrayByteLengthGetter, value, []) as number,
+      buffer: typedArrayBufferGetter(value),
+      byteOffset: typedArrayByteOffsetGetter(value),
+      byteLength: typedArrayByteLengthGetter(value),
     };
   }
   if (!ArrayBufferIsView(value)) throw new NativeTypeError(`${context} must be an ArrayBuffer view`);
   return {
-    buffer: ReflectApply(dataViewBufferGetter, value, []) as ArrayBuffer,
-    byteOffset: ReflectApply(dataViewByteOffsetGetter, value, []) as number,
-    byteLength: ReflectApply(dataViewByteLengthGetter, value, []) as number,
+    buffer: dataViewBufferGetter(value),
+    byteOffset: dataViewByteOffsetGetter(value),
+    byteLength: dataViewByteLengthGetter(value),
   };
+}
+
+/**
+ * The [[ViewedArrayBuffer]] of `value` when it is a typed array whose prototype is Uint8Array.prototype (as
+ * nearly every chunk is), else undefined. Runs no user code and throws nothing.
+ */
+export function uint8ArrayBuffer(value: unknown): ArrayBuffer | undefined {
+  if (!ArrayBufferIsView(value) || !likelyUint8Array(value as ArrayBufferView)) return undefined;
+  try {
+    return typedArrayBufferGetter(value);
+  } catch {
+    return undefined; // a DataView given Uint8Array.prototype
+  }
 }
 
 /** TransferArrayBuffer for a buffer known not to be detached (the callers checked its length). */
 export function transferUnchecked(buffer: ArrayBuffer): ArrayBuffer {
-  if (transferFn !== undefined) return ReflectApply(transferFn, buffer, []) as ArrayBuffer;
+  if (transferFn !== undefined) return transferFn(buffer);
   // Engines without ArrayBuffer.prototype.transfer (Node 20): structuredClone's transfer list detaches too;
   // a buffer that cannot be detached (WebAssembly.Memory) makes it throw, which the spec wants as TypeError.
   let out: ArrayBuffer;

@@ -18,6 +18,18 @@ export const NumberIsNaN: typeof Number.isNaN = Number.isNaN;
 export const MathMin: typeof Math.min = Math.min;
 export const MathTrunc: typeof Math.trunc = Math.trunc;
 
+const FunctionPrototypeCall = Function.prototype.call;
+const FunctionPrototypeBind = Function.prototype.bind;
+/**
+ * `fn` as a function that takes its `this` first: `uncurryThis(f)(x, ...args)` calls `f` as
+ * `ReflectApply(f, x, args)` does, without an arguments array. V8 compiles a call of the result into a direct
+ * call of `fn` (a getter into a field load); the array literal of a ReflectApply is allocated when the call
+ * sits in (or is inlined into) a try block.
+ */
+export function uncurryThis<T, A extends unknown[], R>(fn: (this: T, ...args: A) => R): (self: T, ...args: A) => R {
+  return ReflectApply(FunctionPrototypeBind, FunctionPrototypeCall, [fn]) as (self: T, ...args: A) => R;
+}
+
 export const NativePromise: PromiseConstructor = Promise;
 const PromiseResolveFn = Promise.resolve;
 const PromiseRejectFn = Promise.reject;

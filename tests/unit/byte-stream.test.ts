@@ -174,6 +174,33 @@ test("enqueue: a SharedArrayBuffer-backed view throws TypeError and nothing is q
   assert.is((await reader.read()).done, true);
 });
 
+test("enqueue: a chunk's buffer, offset and length come from its internal slots; patched getters and own properties are not consulted", async () => {
+  const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
+  const keys = ["buffer", "byteOffset", "byteLength"] as const;
+  const saved = keys.map((k) => Object.getOwnPropertyDescriptor(TypedArrayPrototype, k)!);
+  const calls: string[] = [];
+  const { stream, controller } = byteStream();
+  const chunk = new Uint8Array([1, 2, 3, 4]).subarray(1, 3);
+  const buffer = chunk.buffer;
+  for (const k of keys) {
+    Object.defineProperty(chunk, k, { get: () => (calls.push(`own ${k}`), 0), configurable: true });
+  }
+  try {
+    for (const k of keys) {
+      Object.defineProperty(TypedArrayPrototype, k, { get: () => (calls.push(`proto ${k}`), 0), configurable: true });
+    }
+    controller.enqueue(chunk);
+  } finally {
+    keys.forEach((k, i) => Object.defineProperty(TypedArrayPrototype, k, saved[i]!));
+  }
+  assert.equal(calls, []);
+  assert.is(buffer.byteLength, 0, "the chunk's buffer is detached");
+  controller.close();
+  const { value } = await stream.getReader().read();
+  assert.is(value!.byteOffset, 1);
+  assert.equal(Array.from(value!), [2, 3]);
+});
+
 test("views are told apart by their internal slots, not their prototype", async () => {
   // A DataView dressed as a Uint8Array and a Uint8Array dressed as a DataView are still what they are.
   const dv = new DataView(new Uint8Array([1, 2, 3, 4]).buffer, 1, 2);

@@ -18,16 +18,32 @@ export const NumberIsNaN: typeof Number.isNaN = Number.isNaN;
 export const MathMin: typeof Math.min = Math.min;
 export const MathTrunc: typeof Math.trunc = Math.trunc;
 
+/**
+ * Whether the engine is JavaScriptCore (Bun), told apart by the own numeric `line` property it gives every
+ * Error. Some hot paths pick the call form each engine runs fastest (see `uncurryThis` here, and
+ * REUSE_ARGUMENT_LISTS / SHARED_EXECUTOR in promise.ts); every form calls the same function the same way.
+ */
+export const JAVASCRIPTCORE: boolean =
+  typeof Reflect.getOwnPropertyDescriptor(new Error("probe"), "line")?.value === "number";
+
 const FunctionPrototypeCall = Function.prototype.call;
 const FunctionPrototypeBind = Function.prototype.bind;
+const NO_ARGUMENTS: never[] = [];
 /**
  * `fn` as a function that takes its `this` first: `uncurryThis(f)(x, ...args)` calls `f` as
- * `ReflectApply(f, x, args)` does, without an arguments array. V8 compiles a call of the result into a direct
- * call of `fn` (a getter into a field load); the array literal of a ReflectApply is allocated when the call
- * sits in (or is inlined into) a try block.
+ * `ReflectApply(f, x, args)` does. On V8 it is `Function.prototype.call` bound to `fn`, whose calls compile to a
+ * direct call of `fn` (a getter into a field load) with no arguments array: the array literal of a ReflectApply
+ * is allocated when the call sits in (or is inlined into) a try block. JavaScriptCore runs bound calls slower,
+ * so there it stays a ReflectApply (with one shared empty list when `fn` takes no arguments; ReflectApply only
+ * reads the list).
  */
-export function uncurryThis<T, A extends unknown[], R>(fn: (this: T, ...args: A) => R): (self: T, ...args: A) => R {
-  return ReflectApply(FunctionPrototypeBind, FunctionPrototypeCall, [fn]) as (self: T, ...args: A) => R;
+export function uncurryThis<T, R>(fn: (this: T) => R): (self: T) => R;
+export function uncurryThis<T, A, R>(fn: (this: T, a: A) => R): (self: T, a: A) => R;
+export function uncurryThis(fn: Function): Function {
+  if (!JAVASCRIPTCORE) return ReflectApply(FunctionPrototypeBind, FunctionPrototypeCall, [fn]) as Function;
+  return fn.length === 0
+    ? (self: unknown): unknown => ReflectApply(fn, self, NO_ARGUMENTS)
+    : (self: unknown, a: unknown): unknown => ReflectApply(fn, self, [a]);
 }
 
 export const NativePromise: PromiseConstructor = Promise;

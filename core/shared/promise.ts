@@ -7,6 +7,7 @@
  * @module
  */
 import {
+  JAVASCRIPTCORE,
   NativePromise,
   PromisePrototypeThen,
   PromiseReject,
@@ -169,11 +170,10 @@ export function algorithmToPromise(result: AlgorithmResult): Promise<unknown> {
 /**
  * Whether hot paths reuse one argument list per callback instead of writing a literal at each Reflect.apply:
  * JavaScriptCore (Bun) allocates the literal on every call, V8 removes it (escape analysis) and runs the reused
- * list slower. Told apart by the own `line` property JavaScriptCore gives every Error. Reflect.apply copies the
+ * list slower. Reflect.apply copies the
  * list into the call, so reuse is unobservable either way.
  */
-const ReflectGetOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
-export const REUSE_ARGUMENT_LISTS: boolean = typeof ReflectGetOwnPropertyDescriptor(new Error("probe"), "line")?.value === "number";
+export const REUSE_ARGUMENT_LISTS: boolean = JAVASCRIPTCORE;
 
 /**
  * Whether a pending promise whose resolving functions are kept elsewhere is made with one shared executor

@@ -3,7 +3,7 @@
  * CanTransferArrayBuffer, CopyDataBlockBytes and the ArrayBufferView checks of WebIDL.
  * @module
  */
-import { NativeArrayBuffer, NativeTypeError, NativeUint8Array, ObjectGetPrototypeOf, uncurryThis } from "./primordials.ts";
+import { JAVASCRIPTCORE, NativeArrayBuffer, NativeTypeError, NativeUint8Array, ObjectGetPrototypeOf, uncurryThis } from "./primordials.ts";
 
 const ArrayBufferProto = ArrayBuffer.prototype as ArrayBuffer & {
   transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer;
@@ -72,12 +72,15 @@ export function CanTransferArrayBuffer(buffer: ArrayBuffer): boolean {
 }
 
 /**
- * A guess that `view` (known to be an ArrayBufferView: a real view has an ordinary, unobservable
- * [[GetPrototypeOf]]) is a typed array: its prototype is Uint8Array.prototype, as for nearly every chunk. The
- * typed-array getter that follows confirms it (it throws for a DataView given that prototype), so the
- * %TypedArray%.prototype[@@toStringTag] getter, slow in JavaScriptCore, is not needed to tell the two apart.
+ * Whether `view` (known to be an ArrayBufferView) is a Uint8Array, by the test its engine runs fastest, as a
+ * guess that the typed-array getter which follows confirms (it throws for a DataView). V8: the
+ * %TypedArray%.prototype[@@toStringTag] getter, its [[TypedArrayName]] (a Buffer is a Uint8Array too) is a
+ * field load there, where Object.getPrototypeOf is a runtime call. JavaScriptCore: the other way round: the
+ * prototype is Uint8Array.prototype, as for nearly every chunk (a real view has an ordinary, unobservable
+ * [[GetPrototypeOf]]).
  */
 function likelyUint8Array(view: ArrayBufferView): boolean {
+  if (!JAVASCRIPTCORE) return typedArrayTagGetter(view) === "Uint8Array";
   return ObjectGetPrototypeOf(view) === Uint8ArrayPrototype;
 }
 

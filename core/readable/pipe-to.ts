@@ -31,7 +31,7 @@ import {
   type WriterInternal,
 } from "../writable/stream-internal.ts";
 import { AcquireReadableStreamDefaultReader, ReadableStreamDefaultReaderRead, ReadableStreamReaderRelease } from "./reader-ops.ts";
-import { DeferToPullReaction } from "./pull-turn.ts";
+import { AddPullTurnUser, DeferToPullReaction, RemovePullTurnUser } from "./pull-turn.ts";
 import {
   CLOSED,
   ERRORED,
@@ -101,6 +101,7 @@ class Pipe implements ReadRequest, WriteRequest {
     this.preventCancel = preventCancel;
     this.signal = signal;
     dest.pipe = this;
+    AddPullTurnUser(); // FP-PULL-TURN: pull turns are tracked while this pipe is live (RemovePullTurnUser in finalize)
   }
 
   start(): void {
@@ -439,6 +440,7 @@ class Pipe implements ReadRequest, WriteRequest {
 
   finalize(isError: boolean, error: unknown): void {
     if (this.writer.onReady === this.pumpBound) this.writer.onReady = undefined;
+    if (this.active) RemovePullTurnUser();
     this.active = false;
     // The pipe's reader and writer are its own: their promises reject only into the pipe's handlers, which
     // ignore them once shutting down, so one TypeError made once stands for the ones release would make.

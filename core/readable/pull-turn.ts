@@ -18,11 +18,32 @@ export interface PullTurn {
   turnJobCount: number;
 }
 
-/** The controller whose pull() is running synchronously right now, if any. */
+/** The controller whose pull() is running synchronously right now, if any (tracked while a pipe is live). */
 let active: PullTurn | undefined = undefined;
 
-/** Marks `turn` as running its pull(); returns the previous value for {@link EndPullTurn}. */
+/**
+ * How many pipes that may defer a job are live. Pull turns are only tracked while there is one: without a
+ * tracked turn a deferred job is queued as a microtask of its own, which is the spec's timing, so a pipe that
+ * starts inside an untracked pull() loses only the saved microtask. The read loop is spared two stores per pull.
+ */
+let deferringPipes = 0;
+
+/** What {@link BeginPullTurn} returns when no pipe is live and the turn is not tracked. */
+const UNTRACKED: PullTurn = { turnJob: undefined, turnJobs: undefined, turnJobCount: 0 };
+
+/** A pipe that may call {@link DeferToPullReaction} has started. */
+export function AddPullTurnUser(): void {
+  deferringPipes++;
+}
+
+/** A pipe counted by {@link AddPullTurnUser} has finished. */
+export function RemovePullTurnUser(): void {
+  deferringPipes--;
+}
+
+/** Marks `turn` as running its pull(); returns what {@link EndPullTurn} needs. */
 export function BeginPullTurn(turn: PullTurn): PullTurn | undefined {
+  if (deferringPipes === 0) return UNTRACKED;
   const outer = active;
   active = turn;
   return outer;
@@ -30,7 +51,7 @@ export function BeginPullTurn(turn: PullTurn): PullTurn | undefined {
 
 /** Ends the pull turn begun by {@link BeginPullTurn}. */
 export function EndPullTurn(outer: PullTurn | undefined): void {
-  active = outer;
+  if (outer !== UNTRACKED) active = outer;
 }
 
 /** Runs `job` in the reaction of the pull() running now, or in a microtask when no pull() is running. */

@@ -499,6 +499,67 @@ test("an unconsumed chain pulls its source only to fill the stages' queues, then
   assert.equal(got, range(1000));
 });
 
+/** Pipes a source whose synchronous pull() enqueues and then queues a microtask into a plain sink; the timeline. */
+async function pullTurnTimeline(count: number): Promise<string[]> {
+  const log: string[] = [];
+  let i = 0;
+  const source = new ReadableStream<number>({
+    pull(c) {
+      const n = i++;
+      log.push(`pull ${n}`);
+      c.enqueue(n);
+      queueMicrotask(() => log.push(`microtask ${n}`));
+      if (i === count) c.close();
+    },
+  });
+  await within(source.pipeTo(new WritableStream<number>({ write: (chunk) => void log.push(`write ${chunk}`) })));
+  return log;
+}
+
+const PULL_TURN_TIMELINE = ["pull 0", "microtask 0", "write 0", "pull 1", "microtask 1", "write 1", "pull 2", "microtask 2", "write 2"];
+
+test("FP-PULL-TURN: a plain sink's write of a chunk enqueued in a synchronous pull() runs in that pull's reaction", async () => {
+  // After the microtask pull() queued, not before it; pull turns are tracked while a pipe is live.
+  assert.equal(await pullTurnTimeline(3), PULL_TURN_TIMELINE);
+  // The pipe that just finished no longer counts, the next one does: the same timeline again.
+  assert.equal(await pullTurnTimeline(3), PULL_TURN_TIMELINE);
+  // Two pipes at once, and a read loop between pipes: no pipe is left counted or uncounted.
+  const [a, b] = await Promise.all([pullTurnTimeline(3), pullTurnTimeline(3)]);
+  assert.equal(a, PULL_TURN_TIMELINE);
+  assert.equal(b, PULL_TURN_TIMELINE);
+  let k = 0;
+  const reader = new ReadableStream<number>({ pull: (c) => (k < 3 ? c.enqueue(k++) : c.close()) }).getReader();
+  while (!(await reader.read()).done);
+  assert.equal(await pullTurnTimeline(3), PULL_TURN_TIMELINE);
+});
+
+test("FP-PULL-TURN: a pipe started inside a pull() while no pipe is live pipes every chunk in order", async () => {
+  const log: string[] = [];
+  let inner: Promise<void> | undefined;
+  let i = 0;
+  const outer = new ReadableStream<number>({
+    pull(c) {
+      if (inner === undefined) {
+        let k = 0;
+        const source = new ReadableStream<number>({
+          pull(c2) {
+            log.push(`pull ${k}`);
+            c2.enqueue(k++);
+            if (k === 3) c2.close();
+          },
+        });
+        inner = source.pipeTo(new WritableStream<number>({ write: (chunk) => void log.push(`write ${chunk}`) }));
+      }
+      c.enqueue(i++);
+      if (i === 2) c.close();
+    },
+  });
+  const reader = outer.getReader();
+  while (!(await reader.read()).done);
+  await within(inner!);
+  assert.equal(log, ["pull 0", "write 0", "pull 1", "write 1", "pull 2", "write 2"]);
+});
+
 test("inspectPipeChain(): brand check, a stream no pipe feeds, a transform written by a writer", () => {
   assert.throws(() => inspectPipeChain({}), (e: unknown) => e instanceof TypeError && /ReadableStream or WritableStream/.test(String(e)));
   assert.equal(inspectPipeChain(new ReadableStream()), { mode: "none", links: [], head: "none" });

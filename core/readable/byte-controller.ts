@@ -530,9 +530,9 @@ function ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(c: Byt
 /** ReadableByteStreamControllerProcessReadRequestsUsingQueue(controller). */
 function ReadableByteStreamControllerProcessReadRequestsUsingQueue(c: ByteControllerInternal): void {
   const reader = c.stream.reader!;
-  while (reader.requests.size > 0) {
+  while (reader.size > 0) {
     if (c.queueTotalSize === 0) return;
-    const readRequest = reader.requests.shift();
+    const readRequest = reader.shift();
     ReadableByteStreamControllerFillReadRequestFromQueue(c, readRequest);
   }
 }

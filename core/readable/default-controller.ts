@@ -195,7 +195,7 @@ function ReadableStreamDefaultControllerShouldCallPull(c: DefaultControllerInter
   const stream = c.stream;
   if (!c.started || c.closeRequested || stream.state !== READABLE) return false;
   const reader = stream.reader;
-  if (reader !== undefined && reader.requests.size > 0) return true;
+  if (reader !== undefined && reader.size > 0) return true;
   return c.strategyHWM - c.queueTotalSize > 0;
 }
 
@@ -228,8 +228,8 @@ export function ReadableStreamDefaultControllerEnqueue(c: DefaultControllerInter
 export function ReadableStreamDefaultControllerEnqueueSteps(c: DefaultControllerInternal, chunk: unknown): void {
   const stream = c.stream;
   const reader = stream.reader; // IsReadableStreamLocked and GetNumReadRequests written out (per chunk)
-  if (reader !== undefined && reader.requests.size > 0) {
-    reader.requests.shift().chunkSteps(chunk); // ReadableStreamFulfillReadRequest(stream, chunk, false)
+  if (reader !== undefined && reader.size > 0) {
+    reader.shift().chunkSteps(chunk); // ReadableStreamFulfillReadRequest(stream, chunk, false)
   } else {
     const queue = c.queue ??= new RingQueue();
     const size = c.strategySizeAlgorithm;

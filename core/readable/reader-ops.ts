@@ -98,5 +98,5 @@ export function ReadableStreamBYOBReaderRead(
  */
 export function ReadableStreamReaderRelease(reader: ReaderInternal, error?: TypeError): void {
   ReadableStreamReaderGenericRelease(reader, error);
-  if (reader.requests.size !== 0) ReaderErrorRequests(reader, error ?? typeError("The reader's lock was released"));
+  if (reader.size !== 0) ReaderErrorRequests(reader, error ?? typeError("The reader's lock was released"));
 }

@@ -58,17 +58,20 @@ export interface ReadableControllerInternal {
 /** Sentinel returned by readSync() when no chunk is queued. */
 export const NO_CHUNK: unique symbol = Symbol("no chunk");
 
-/** Internal state of a default or BYOB reader. */
-export class ReaderInternal {
+/**
+ * Internal state of a default or BYOB reader. The reader is itself its [[readRequests]] (default reader) or
+ * [[readIntoRequests]] (BYOB reader) list: `size`, `push()`, `shift()` and `takeAll()` work on that list.
+ * Checked once or twice per chunk, the count is then a field of the object the caller already holds.
+ */
+export class ReaderInternal extends RequestQueue<ReadRequest & ReadIntoRequest> {
   stream: ReadableStreamInternal | undefined = undefined;
   readonly closed: LazyPromise = new LazyPromise();
   readonly byob: boolean;
-  /** [[readRequests]] (default reader) or [[readIntoRequests]] (BYOB reader). */
-  requests: RequestQueue<ReadRequest & ReadIntoRequest> = new RequestQueue();
   /** The read request `read()` arms when it is not waiting (FP-OWN-REQUEST). */
   ownRequest: PromiseReadRequest | undefined = undefined;
 
   constructor(byob: boolean) {
+    super();
     this.byob = byob;
   }
 }
@@ -99,9 +102,8 @@ export function ReadableStreamClose(stream: ReadableStreamInternal): void {
   if (reader === undefined) return;
   reader.closed.resolve();
   if (!reader.byob) {
-    const requests = reader.requests;
-    if (requests.size === 0) return;
-    reader.requests = new RequestQueue();
+    if (reader.size === 0) return;
+    const requests = reader.takeAll();
     while (requests.size > 0) requests.shift().closeSteps();
   }
 }
@@ -126,9 +128,8 @@ function ReadableStreamNotifySettled(stream: ReadableStreamInternal): void {
 
 /** ReadableStreamDefaultReaderErrorReadRequests / ReadableStreamBYOBReaderErrorReadIntoRequests. */
 export function ReaderErrorRequests(reader: ReaderInternal, e: unknown): void {
-  const requests = reader.requests;
-  if (requests.size === 0) return;
-  reader.requests = new RequestQueue();
+  if (reader.size === 0) return;
+  const requests = reader.takeAll();
   while (requests.size > 0) requests.shift().errorSteps(e);
 }
 
@@ -144,9 +145,8 @@ export function ReadableStreamCancel(stream: ReadableStreamInternal, reason: unk
   ReadableStreamClose(stream);
   const reader = stream.reader;
   if (reader !== undefined && reader.byob) {
-    const requests = reader.requests;
-    if (requests.size > 0) {
-      reader.requests = new RequestQueue();
+    if (reader.size > 0) {
+      const requests = reader.takeAll();
       while (requests.size > 0) requests.shift().closeSteps(undefined);
     }
   }
@@ -159,12 +159,12 @@ export function ReadableStreamCancel(stream: ReadableStreamInternal, reason: unk
 
 /** ReadableStreamAddReadRequest / ReadableStreamAddReadIntoRequest. */
 export function ReadableStreamAddRequest(stream: ReadableStreamInternal, request: ReadRequest | ReadIntoRequest): void {
-  stream.reader!.requests.push(request as ReadRequest & ReadIntoRequest);
+  stream.reader!.push(request as ReadRequest & ReadIntoRequest);
 }
 
 /** ReadableStreamFulfillReadRequest(stream, chunk, done). */
 export function ReadableStreamFulfillReadRequest(stream: ReadableStreamInternal, chunk: unknown, done: boolean): void {
-  const request = stream.reader!.requests.shift();
+  const request = stream.reader!.shift();
   if (done) request.closeSteps();
   else request.chunkSteps(chunk);
 }
@@ -175,14 +175,14 @@ export function ReadableStreamFulfillReadIntoRequest(
   chunk: ArrayBufferView,
   done: boolean,
 ): void {
-  const request = stream.reader!.requests.shift();
+  const request = stream.reader!.shift();
   if (done) request.closeSteps(chunk);
   else request.chunkSteps(chunk);
 }
 
 /** ReadableStreamGetNumReadRequests / ReadableStreamGetNumReadIntoRequests. */
 export function ReadableStreamGetNumRequests(stream: ReadableStreamInternal): number {
-  return stream.reader!.requests.size;
+  return stream.reader!.size;
 }
 
 /** ReadableStreamHasDefaultReader(stream). */

@@ -104,4 +104,16 @@ export class RequestQueue<T> {
     this.#first = --this.#size === 0 ? undefined : this.#rest!.shift();
     return value;
   }
+
+  /** Moves every element, in order, to a new queue, which is returned; this one is left empty. */
+  takeAll(): RequestQueue<T> {
+    const all = new RequestQueue<T>();
+    all.#first = this.#first;
+    all.#rest = this.#rest;
+    all.#size = this.#size;
+    this.#first = undefined;
+    this.#rest = undefined;
+    this.#size = 0;
+    return all;
+  }
 }

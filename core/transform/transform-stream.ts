@@ -104,11 +104,11 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
     // the chunk to a pending read request (no queue, no size()).
     if (rc.closeRequested || readable.state !== READABLE) return false;
     const reader = readable.reader;
-    if (reader === undefined || reader.requests.size === 0) return false;
+    if (reader === undefined || reader.size === 0) return false;
     const writable = this.writable;
     const wc = writable.controller;
     writable.inFlightWriteRequest = request;
-    reader.requests.shift().chunkSteps(chunk); // ReadableStreamFulfillReadRequest(readable, chunk, false)
+    reader.shift().chunkSteps(chunk); // ReadableStreamFulfillReadRequest(readable, chunk, false)
     // ReadableStreamDefaultControllerCallPullIfNeeded changes nothing while a pull is pending and another is
     // already due (the pull algorithm, FP-TS-PULL, stays pending until backpressure changes): only
     // ShouldCallPull would decide whether [[pullAgain]] becomes true, and it is true already.

@@ -43,7 +43,8 @@ export function RemovePullTurnUser(): void {
 
 /** Marks `turn` as running its pull(); returns what {@link EndPullTurn} needs. */
 export function BeginPullTurn(turn: PullTurn): PullTurn | undefined {
-  if (deferringPipes === 0) return UNTRACKED;
+  // Untracked only outside every tracked turn: inside one, `active` must name this turn, not the outer one.
+  if (deferringPipes === 0 && active === undefined) return UNTRACKED;
   const outer = active;
   active = turn;
   return outer;

@@ -4,78 +4,63 @@
  */
 import { defineInterface } from "../shared/interface.ts";
 import { ReflectApply } from "../shared/primordials.ts";
-import { invokePromiseCallback, invokePromiseCallback2, REUSE_ARGUMENT_LISTS, type AlgorithmResult } from "../shared/promise.ts";
-import { typeError } from "../shared/webidl.ts";
+import { convertCallback, rangeError, typeError } from "../shared/webidl.ts";
 import type { SizeAlgorithm } from "../strategies/extract.ts";
 import {
+  registerWritableControllerFactory,
   SetUpWritableStreamDefaultController,
   WRITABLE,
   WritableControllerInternal,
+  WritableControllerPublic,
   WritableStreamDefaultControllerError,
-  type SinkAlgorithms,
   type WritableStreamInternal,
 } from "./stream-internal.ts";
 
 /**
- * The converted members of an UnderlyingSink dictionary, which are also the stream's sink algorithms: one
- * object instead of a dictionary record and an algorithms object. The public controller handed to the
- * callbacks is created on first use (FP-LAZY): no user code can see it before a callback is called.
+ * Converts an UnderlyingSink dictionary (members read in lexicographic order) straight into the controller
+ * that SetUpWritableStreamDefaultControllerFromUnderlyingSink will set up: the controller holds the sink's
+ * members and is the stream's sink algorithms object. The public controller handed to the callbacks is
+ * created on first use (FP-LAZY): no user code can see it before a callback is called.
  */
-export class UnderlyingSinkAlgorithms implements SinkAlgorithms {
-  readonly sink: unknown;
-  readonly abortFn: Function | undefined;
-  readonly closeFn: Function | undefined;
-  readonly startFn: Function | undefined;
-  readonly writeFn: Function | undefined;
-  controller!: WritableControllerInternal;
-  #writeArgs: unknown[] | undefined = undefined;
-  constructor(sink: unknown, abortFn: Function | undefined, closeFn: Function | undefined, startFn: Function | undefined, writeFn: Function | undefined) {
-    this.sink = sink;
-    this.abortFn = abortFn;
-    this.closeFn = closeFn;
-    this.startFn = startFn;
-    this.writeFn = writeFn;
-  }
-  write(chunk: unknown): AlgorithmResult {
-    const fn = this.writeFn;
-    if (fn === undefined) return undefined;
-    const c = this.controller;
-    const pub = c.pub ??= createWritableController(c);
-    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback2(fn, this.sink, chunk, pub);
-    const args = this.#writeArgs ??= [undefined, pub];
-    args[0] = chunk;
-    const result = invokePromiseCallback(fn, this.sink, args);
-    args[0] = undefined;
-    return result;
-  }
-  close(): AlgorithmResult {
-    const fn = this.closeFn;
-    return fn === undefined ? undefined : invokePromiseCallback(fn, this.sink, []);
-  }
-  abort(reason: unknown): AlgorithmResult {
-    const fn = this.abortFn;
-    return fn === undefined ? undefined : invokePromiseCallback(fn, this.sink, [reason]);
-  }
+export function convertUnderlyingSink(sink: unknown): WritableControllerInternal {
+  const c = new WritableControllerInternal();
+  if (sink === undefined) return c;
+  const s = sink as Record<string, unknown>;
+  const abort = s.abort;
+  const abortFn = abort === undefined ? undefined : convertCallback(abort, "underlyingSink.abort");
+  const close = s.close;
+  const closeFn = close === undefined ? undefined : convertCallback(close, "underlyingSink.close");
+  const start = s.start;
+  const startFn = start === undefined ? undefined : convertCallback(start, "underlyingSink.start");
+  const type = s.type;
+  if (type !== undefined) throw rangeError("Invalid type is specified: a WritableStream has no type");
+  const write = s.write;
+  const writeFn = write === undefined ? undefined : convertCallback(write, "underlyingSink.write");
+  c.sink = sink;
+  c.abortFn = abortFn;
+  c.closeFn = closeFn;
+  c.startFn = startFn;
+  c.writeFn = writeFn;
+  return c;
 }
 
-/** The sink without members (`new WritableStream()`): nothing refers to a controller. */
-export const EMPTY_SINK: UnderlyingSinkAlgorithms = new UnderlyingSinkAlgorithms(undefined, undefined, undefined, undefined, undefined);
-
-/** SetUpWritableStreamDefaultControllerFromUnderlyingSink(stream, underlyingSink, hwm, sizeAlgorithm). */
+/**
+ * SetUpWritableStreamDefaultControllerFromUnderlyingSink(stream, underlyingSink, hwm, sizeAlgorithm), for a
+ * controller made by convertUnderlyingSink (it is its own sink algorithms object).
+ */
 export function SetUpWritableStreamDefaultControllerFromUnderlyingSink(
   stream: WritableStreamInternal,
-  algorithms: UnderlyingSinkAlgorithms,
+  c: WritableControllerInternal,
   highWaterMark: number,
   sizeAlgorithm: SizeAlgorithm | undefined,
 ): void {
-  const c = new WritableControllerInternal();
-  if (algorithms !== EMPTY_SINK) algorithms.controller = c;
-  const start = algorithms.startFn;
+  const start = c.startFn;
+  c.startFn = undefined;
   SetUpWritableStreamDefaultController(
     stream,
     c,
-    start === undefined ? undefined : makeStartAlgorithm(start, algorithms.sink, c),
-    algorithms,
+    start === undefined ? undefined : makeStartAlgorithm(start, c.sink, c),
+    c,
     highWaterMark,
     sizeAlgorithm,
   );
@@ -83,10 +68,9 @@ export function SetUpWritableStreamDefaultControllerFromUnderlyingSink(
 
 // Its own function: a closure in the caller would cost every stream a context, start() or not.
 function makeStartAlgorithm(start: Function, sink: unknown, c: WritableControllerInternal): () => unknown {
-  return () => ReflectApply(start, sink, [c.pub ??= createWritableController(c)]);
+  return () => ReflectApply(start, sink, [WritableControllerPublic(c)]);
 }
 
-let createWritableController: (c: WritableControllerInternal) => object;
 let getWritableController: (x: unknown) => WritableControllerInternal;
 const kCreate = Symbol();
 
@@ -100,11 +84,11 @@ export class WritableStreamDefaultController {
   }
 
   static {
-    createWritableController = (c) => {
+    registerWritableControllerFactory((c) => {
       const o = new WritableStreamDefaultController(kCreate);
       o.#c = c;
       return o;
-    };
+    });
     getWritableController = (x) => {
       if (typeof x !== "object" || x === null || !(#c in x)) {
         throw typeError("Illegal invocation: not a WritableStreamDefaultController");

@@ -3,7 +3,19 @@
  * with the writer's and controller's internal state. Public classes wrap these objects.
  * @module
  */
-import { EXTERNAL_START, LazyPromise, newDeferred, PENDING, promiseResolvedWith, uponAlgorithm, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import {
+  EXTERNAL_START,
+  invokePromiseCallback,
+  invokePromiseCallback2,
+  LazyPromise,
+  newDeferred,
+  PENDING,
+  promiseResolvedWith,
+  REUSE_ARGUMENT_LISTS,
+  uponAlgorithm,
+  type AlgorithmResult,
+  type Deferred,
+} from "../shared/promise.ts";
 import { NativeAbortController, PromisePrototypeThen, PromiseReject, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { rangeError, typeError } from "../shared/webidl.ts";
@@ -47,9 +59,25 @@ export class WriterInternal {
 
 const CLOSE_SENTINEL = Symbol("close");
 
+/** Makes the public controller of `c` (registered by writable/default-controller.ts, which imports this module). */
+let createPublicController: (c: WritableControllerInternal) => object;
 
-/** Internal state of a WritableStreamDefaultController (§5.4.2). */
-export class WritableControllerInternal {
+/** Registers the factory of public WritableStreamDefaultController objects. */
+export function registerWritableControllerFactory(create: (c: WritableControllerInternal) => object): void {
+  createPublicController = create;
+}
+
+/** The public controller handed to the sink's callbacks, made on first use (FP-LAZY). */
+export function WritableControllerPublic(c: WritableControllerInternal): object {
+  return c.pub ??= createPublicController(c);
+}
+
+/**
+ * Internal state of a WritableStreamDefaultController (§5.4.2). For a stream made by `new WritableStream(sink)`
+ * it also holds the converted UnderlyingSink members and is itself the sink algorithms object (`algorithms`
+ * is the controller): one object per stream instead of a controller and an algorithms object.
+ */
+export class WritableControllerInternal implements SinkAlgorithms {
   stream!: WritableStreamInternal;
   queue: RingQueue<unknown> = new RingQueue();
   sizes: RingQueue<number> | undefined = undefined;
@@ -65,6 +93,38 @@ export class WritableControllerInternal {
   pub: object | undefined = undefined;
   onWriteFulfilled: (() => void) | undefined = undefined;
   onWriteRejected: ((e: unknown) => void) | undefined = undefined;
+  /** The underlying sink and its converted members (SetUpWritableStreamDefaultControllerFromUnderlyingSink). */
+  sink: unknown = undefined;
+  abortFn: Function | undefined = undefined;
+  closeFn: Function | undefined = undefined;
+  startFn: Function | undefined = undefined;
+  writeFn: Function | undefined = undefined;
+  writeArgs: unknown[] | undefined = undefined;
+
+  /** The sink's write algorithm: calls `write(chunk, controller)`. */
+  write(chunk: unknown): AlgorithmResult {
+    const fn = this.writeFn;
+    if (fn === undefined) return undefined;
+    const pub = this.pub ??= createPublicController(this);
+    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback2(fn, this.sink, chunk, pub);
+    const args = this.writeArgs ??= [undefined, pub];
+    args[0] = chunk;
+    const result = invokePromiseCallback(fn, this.sink, args);
+    args[0] = undefined;
+    return result;
+  }
+
+  /** The sink's close algorithm: calls `close()`. */
+  close(): AlgorithmResult {
+    const fn = this.closeFn;
+    return fn === undefined ? undefined : invokePromiseCallback(fn, this.sink, []);
+  }
+
+  /** The sink's abort algorithm: calls `abort(reason)`. */
+  abort(reason: unknown): AlgorithmResult {
+    const fn = this.abortFn;
+    return fn === undefined ? undefined : invokePromiseCallback(fn, this.sink, [reason]);
+  }
 
   /** The controller's AbortSignal, created on first use (FP-LAZY). */
   get signal(): AbortSignal {
@@ -114,7 +174,8 @@ export class WritableStreamInternal {
   closeRequest: Deferred<undefined> | undefined = undefined;
   inFlightCloseRequest: Deferred<undefined> | undefined = undefined;
   pendingAbortRequest: PendingAbortRequest | undefined = undefined;
-  writeRequests: RingQueue<WriteRequest> = new RingQueue();
+  /** [[writeRequests]]; allocated on first push (FP-LAZY). */
+  writeRequests: RingQueue<WriteRequest> | undefined = undefined;
   backpressure = false;
   /** Set by TransformStream on its writable side (FP-FUSE). */
   gate: DirectWriteGate | undefined = undefined;
@@ -197,8 +258,8 @@ export function WritableStreamFinishErroring(stream: WritableStreamInternal): vo
   controller.queueTotalSize = 0;
   const storedError = stream.storedError;
   const requests = stream.writeRequests;
-  if (requests.size > 0) {
-    stream.writeRequests = new RingQueue();
+  if (requests !== undefined && requests.size > 0) {
+    stream.writeRequests = undefined;
     while (requests.size > 0) requests.shift().reject(storedError);
   }
   const abortRequest = stream.pendingAbortRequest;
@@ -326,6 +387,8 @@ export function WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer: W
 export function WritableStreamDefaultControllerClearAlgorithms(c: WritableControllerInternal): void {
   c.algorithms = undefined;
   c.strategySizeAlgorithm = undefined;
+  // The sink's members, which the controller holds as its own algorithms: released as the algorithms are.
+  c.sink = c.writeFn = c.closeFn = c.abortFn = c.writeArgs = undefined;
 }
 
 /** WritableStreamDefaultControllerClose(controller). */
@@ -435,7 +498,7 @@ function WritableStreamDefaultControllerProcessClose(c: WritableControllerIntern
 /** WritableStreamDefaultControllerProcessWrite(controller, chunk). */
 function WritableStreamDefaultControllerProcessWrite(c: WritableControllerInternal, chunk: unknown): void {
   const stream = c.stream;
-  stream.inFlightWriteRequest = stream.writeRequests.shift();
+  stream.inFlightWriteRequest = stream.writeRequests!.shift();
   WritableStreamDefaultControllerProcessWriteSteps(c, stream, chunk);
 }
 
@@ -587,7 +650,7 @@ function WritableStreamDefaultWriterWriteSized(
     request.reject(stream.storedError);
     return;
   }
-  stream.writeRequests.push(request);
+  (stream.writeRequests ??= new RingQueue()).push(request);
   WritableStreamDefaultControllerWrite(c, chunk, chunkSize);
 }
 

@@ -4,11 +4,11 @@
  */
 import { defineInterface } from "../shared/interface.ts";
 import { PromiseReject } from "../shared/primordials.ts";
-import { convertCallback, isObject, rangeError, typeError } from "../shared/webidl.ts";
+import { isObject, typeError } from "../shared/webidl.ts";
 import { convertQueuingStrategy, ExtractHighWaterMark, ExtractSizeAlgorithm } from "../strategies/extract.ts";
 import type { QueuingStrategy, UnderlyingSink } from "../types.ts";
 import { registerWritableStreamBrand } from "./brand.ts";
-import { EMPTY_SINK, SetUpWritableStreamDefaultControllerFromUnderlyingSink, UnderlyingSinkAlgorithms } from "./default-controller.ts";
+import { convertUnderlyingSink, SetUpWritableStreamDefaultControllerFromUnderlyingSink } from "./default-controller.ts";
 import { WritableStreamDefaultWriter } from "./default-writer.ts";
 import {
   IsWritableStreamLocked,
@@ -17,22 +17,6 @@ import {
   WritableStreamCloseQueuedOrInFlight,
   WritableStreamInternal,
 } from "./stream-internal.ts";
-
-function convertUnderlyingSink(sink: unknown): UnderlyingSinkAlgorithms {
-  if (sink === undefined) return EMPTY_SINK;
-  const s = sink as Record<string, unknown>;
-  const abort = s.abort;
-  const abortFn = abort === undefined ? undefined : convertCallback(abort, "underlyingSink.abort");
-  const close = s.close;
-  const closeFn = close === undefined ? undefined : convertCallback(close, "underlyingSink.close");
-  const start = s.start;
-  const startFn = start === undefined ? undefined : convertCallback(start, "underlyingSink.start");
-  const type = s.type;
-  if (type !== undefined) throw rangeError("Invalid type is specified: a WritableStream has no type");
-  const write = s.write;
-  const writeFn = write === undefined ? undefined : convertCallback(write, "underlyingSink.write");
-  return new UnderlyingSinkAlgorithms(sink, abortFn, closeFn, startFn, writeFn);
-}
 
 let getStream: (x: unknown) => WritableStreamInternal | undefined;
 let wrap: (s: WritableStreamInternal) => WritableStream;
@@ -52,11 +36,11 @@ export class WritableStream<W = unknown> {
       throw typeError("The underlying sink must be an object");
     }
     const strategyRecord = convertQueuingStrategy(strategy, "strategy");
-    const dict = convertUnderlyingSink(underlyingSink);
+    const controller = convertUnderlyingSink(underlyingSink);
     const stream = this.#s = new WritableStreamInternal();
     const sizeAlgorithm = ExtractSizeAlgorithm(strategyRecord);
     const hwm = ExtractHighWaterMark(strategyRecord, 1);
-    SetUpWritableStreamDefaultControllerFromUnderlyingSink(stream, dict, hwm, sizeAlgorithm);
+    SetUpWritableStreamDefaultControllerFromUnderlyingSink(stream, controller, hwm, sizeAlgorithm);
   }
 
   static {

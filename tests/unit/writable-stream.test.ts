@@ -408,4 +408,63 @@ test("an invalid chunk size errors the stream with the intrinsic RangeError, not
   assert.instance(error, RealRangeError);
 });
 
+test("writes queued behind an in-flight write are rejected in order when the sink errors; later writes fail too", async () => {
+  let finishFirst!: (e: unknown) => void;
+  const seen: unknown[] = [];
+  const ws = new WritableStream<number>(
+    {
+      write(chunk) {
+        seen.push(chunk);
+        return new Promise((_, reject) => {
+          finishFirst = reject;
+        });
+      },
+    },
+    { highWaterMark: 8 },
+  );
+  const writer = ws.getWriter();
+  await delay();
+  const order: string[] = [];
+  const w1 = writer.write(1).catch((e) => order.push(`w1 ${e}`));
+  const w2 = writer.write(2).catch((e) => order.push(`w2 ${e}`));
+  const w3 = writer.write(3).catch((e) => order.push(`w3 ${e}`));
+  await delay();
+  assert.equal(seen, [1]);
+  finishFirst("boom");
+  await Promise.all([w1, w2, w3]);
+  assert.equal(order, ["w1 boom", "w2 boom", "w3 boom"]);
+  assert.equal(seen, [1]);
+  let late: unknown;
+  await writer.write(4).catch((e) => (late = e));
+  assert.is(late, "boom");
+});
+
+test("a queued write after an in-flight one reaches the sink once the first completes, with the sink as this", async () => {
+  const calls: [unknown, unknown, boolean][] = [];
+  let finish!: () => void;
+  const sink = {
+    write(this: unknown, chunk: unknown, controller: unknown) {
+      calls.push([this, chunk, controller instanceof WritableStreamDefaultController]);
+      if (calls.length === 1) return new Promise<void>((resolve) => (finish = resolve));
+      return undefined;
+    },
+    close(this: unknown) {
+      calls.push([this, "close", arguments.length === 0]);
+    },
+  };
+  const ws = new WritableStream(sink);
+  const writer = ws.getWriter();
+  await delay();
+  const done = [writer.write("a"), writer.write("b"), writer.close()];
+  await delay();
+  assert.is(calls.length, 1);
+  finish();
+  await Promise.all(done);
+  assert.equal(calls, [
+    [sink, "a", true],
+    [sink, "b", true],
+    [sink, "close", true],
+  ]);
+});
+
 test.run();

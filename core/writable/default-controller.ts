@@ -33,9 +33,10 @@ export function convertUnderlyingSink(sink: unknown): WritableControllerInternal
   const start = s.start;
   const startFn = start === undefined ? undefined : convertCallback(start, "underlyingSink.start");
   const type = s.type;
-  if (type !== undefined) throw rangeError("Invalid type is specified: a WritableStream has no type");
   const write = s.write;
   const writeFn = write === undefined ? undefined : convertCallback(write, "underlyingSink.write");
+  // The whole dictionary is converted before the constructor checks `type` (§5.2.3 step 3).
+  if (type !== undefined) throw rangeError("Invalid type is specified: a WritableStream has no type");
   c.sink = sink;
   c.abortFn = abortFn;
   c.closeFn = closeFn;

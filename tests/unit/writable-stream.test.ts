@@ -62,6 +62,29 @@ test("constructor: any defined 'type' member throws RangeError; undefined is fin
   new WritableStream({ type: undefined } as never);
 });
 
+test("constructor: a defined 'type' throws RangeError only after the whole sink dictionary is converted", () => {
+  // §5.2.3: step 2 converts every member (abort, close, start, type, write); step 3 then checks type.
+  const log: string[] = [];
+  const sink = {
+    type: "bytes",
+    get write() {
+      log.push("write");
+      return 5;
+    },
+  };
+  assert.instance(syncError(() => new WritableStream(sink as never)), TypeError, "write is converted first");
+  assert.equal(log, ["write"]);
+  const ok = {
+    type: "bytes",
+    get write() {
+      log.push("write again");
+      return () => {};
+    },
+  };
+  assert.instance(syncError(() => new WritableStream(ok as never)), RangeError);
+  assert.equal(log, ["write", "write again"]);
+});
+
 test("constructor: bad highWaterMark throws RangeError, non-callable size throws TypeError", () => {
   for (const hwm of [-1, NaN, "x"]) {
     assert.instance(syncError(() => new WritableStream({}, { highWaterMark: hwm as number })), RangeError);

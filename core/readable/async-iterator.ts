@@ -183,12 +183,23 @@ export class ReadableStreamAsyncIterator<R = unknown> {
           // a next() is observable (the differential fuzz test checks it).
           // Only one such result can be pending (a second next() chains on `ongoing`), so the chunk waits
           // in the state and one bound function per iterator delivers it: no allocation but the promise.
-          state.pendingChunk = chunk;
           const reaction = controller.owedPullReaction;
+          if (reaction !== undefined) controller.owedPullReaction = undefined;
+          if (state.ongoing !== null) {
+            // A next() or return() called from inside the pull() this read made has set `ongoing`, and a
+            // next() may be using the pending-chunk slot: this result is delivered on its own.
+            const p = PromisePrototypeThen(RESOLVED, (): IteratorResult<unknown> => {
+              if (reaction !== undefined) reaction(); // FP-ITER-MERGE
+              state.ongoing = null;
+              return { value: chunk, done: false };
+            });
+            state.ongoing = p;
+            return p as Promise<IteratorResult<R, undefined>>;
+          }
+          state.pendingChunk = chunk;
           let deliver = state.deliver;
           if (reaction !== undefined) {
             // FP-ITER-MERGE: the pull reaction job and the delivery job, adjacent, run as one job.
-            controller.owedPullReaction = undefined;
             state.pullReaction = reaction;
             deliver = state.pullThenDeliver;
           }

@@ -311,4 +311,63 @@ test("iterator: a queued chunk's result settles one job after the reaction to th
   ]);
 });
 
+test("iterator: a next() called from inside pull() during next() gets the following chunk, each its own", async () => {
+  // Spec: next() #1 reads "a" (PullSteps dequeues it, then calls pull() synchronously); pull() calls next() #2
+  // while next() #1 has not set its ongoing promise yet, so #2 reads "b" at once. #1's chunk steps then
+  // resolve its promise with "a".
+  let it!: ReturnType<ReadableStream<string>["values"]>;
+  let inner: Promise<IteratorResult<string>> | undefined;
+  let armed = false;
+  const stream = new ReadableStream<string>(
+    {
+      start(c) {
+        c.enqueue("a");
+        c.enqueue("b");
+        c.enqueue("c");
+      },
+      pull() {
+        if (armed && inner === undefined) inner = it.next();
+      },
+    },
+    { highWaterMark: 3 },
+  );
+  it = stream.values();
+  await delay();
+  armed = true;
+  const outer = it.next();
+  assert.ok(inner !== undefined, "pull() ran inside next()");
+  const order: string[] = [];
+  void outer.then(() => order.push("outer"));
+  void inner.then(() => order.push("inner"));
+  assert.equal(await outer, { value: "a", done: false });
+  assert.equal(await inner, { value: "b", done: false });
+  assert.equal(order, ["inner", "outer"], "#2's result reaction was queued inside pull(), before #1's");
+  assert.equal(await it.next(), { value: "c", done: false });
+});
+
+test("iterator: a return() called from inside pull() during next(): the chunk is delivered and pull() still settles", async () => {
+  // Spec: next() dequeues "a" and calls pull(); pull() calls return() (preventCancel), which releases the
+  // reader; next() still resolves with "a", and the pull reaction clears [[pulling]], so a new reader's read()
+  // calls pull() again.
+  let it!: ReturnType<ReadableStream<string>["values"]>;
+  let pulls = 0;
+  let returned: Promise<IteratorResult<string>> | undefined;
+  const stream = new ReadableStream<string>({
+    start(c) {
+      c.enqueue("a");
+    },
+    pull(c) {
+      pulls++;
+      if (pulls === 1) returned = it.return();
+      else c.enqueue(`pull ${pulls}`);
+    },
+  });
+  it = stream.values({ preventCancel: true });
+  assert.equal(await it.next(), { value: "a", done: false });
+  assert.equal(await returned, { value: undefined, done: true });
+  const reader = stream.getReader();
+  const read = await Promise.race([reader.read(), delay(50).then(() => "timeout")]);
+  assert.equal(read, { value: "pull 2", done: false });
+});
+
 test.run();

@@ -201,6 +201,64 @@ test("enqueue: a chunk's buffer, offset and length come from its internal slots;
   assert.equal(Array.from(value!), [2, 3]);
 });
 
+test("a subclassed Uint8Array chunk or view: no @@toStringTag, constructor or @@species lookup, its own getters unused", async () => {
+  // Spec: enqueue() reads [[ViewedArrayBuffer]], [[ByteOffset]], [[ByteLength]]; read(view) makes its views with
+  // the intrinsic constructor named by [[TypedArrayName]]: nothing is looked up on the chunk or its prototypes.
+  const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
+  const TypedArray = Object.getPrototypeOf(Uint8Array) as object;
+  const calls: string[] = [];
+  class Sub extends Uint8Array {
+    override get buffer(): ArrayBuffer {
+      calls.push("Sub buffer");
+      return super.buffer as ArrayBuffer;
+    }
+    override get byteLength(): number {
+      calls.push("Sub byteLength");
+      return super.byteLength;
+    }
+    static override get [Symbol.species](): typeof Sub {
+      calls.push("Sub @@species");
+      return Sub;
+    }
+  }
+  const savedTag = Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag)!;
+  const savedSpecies = Object.getOwnPropertyDescriptor(TypedArray, Symbol.species)!;
+  const chunk = new Sub(new Uint8Array([1, 2, 3, 4]).buffer, 1, 2);
+  const target = new Sub(4);
+  const { stream, controller } = byteStream();
+  const reader = byob(stream);
+  let value: ArrayBufferView | undefined;
+  try {
+    Object.defineProperty(TypedArrayPrototype, Symbol.toStringTag, {
+      get(this: unknown) {
+        calls.push("@@toStringTag");
+        return savedTag.get!.call(this);
+      },
+      configurable: true,
+    });
+    Object.defineProperty(TypedArray, Symbol.species, {
+      get() {
+        calls.push("%TypedArray% @@species");
+        return this;
+      },
+      configurable: true,
+    });
+    Object.defineProperty(chunk, "constructor", {
+      get: () => (calls.push("constructor"), Sub),
+      configurable: true,
+    });
+    controller.enqueue(chunk);
+    const pending = reader.read(target);
+    ({ value } = await pending);
+  } finally {
+    Object.defineProperty(TypedArrayPrototype, Symbol.toStringTag, savedTag);
+    Object.defineProperty(TypedArray, Symbol.species, savedSpecies);
+  }
+  assert.equal(calls, []);
+  assert.ok(Object.getPrototypeOf(value) === Uint8Array.prototype, "read(view) answers with a plain Uint8Array");
+  assert.equal(Array.from(value as Uint8Array), [2, 3]);
+});
+
 test("views are told apart by their internal slots, not their prototype", async () => {
   // A DataView dressed as a Uint8Array and a Uint8Array dressed as a DataView are still what they are.
   const dv = new DataView(new Uint8Array([1, 2, 3, 4]).buffer, 1, 2);

@@ -216,7 +216,7 @@ test("a subclassed Uint8Array chunk or view: no @@toStringTag, constructor or @@
       calls.push("Sub byteLength");
       return super.byteLength;
     }
-    static override get [Symbol.species](): typeof Sub {
+    static get [Symbol.species](): typeof Sub {
       calls.push("Sub @@species");
       return Sub;
     }

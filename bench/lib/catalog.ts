@@ -113,7 +113,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "floor-byte-read",
     group: 11,
-    title: "floor of byte-read: per chunk a pending promise, one microtask, a buffer transfer and a new Uint8Array (no streams)",
+    title: "floor of byte-read: per chunk a pending promise, one job (a reaction to a resolved promise, or Bun's built-in queueMicrotask), a buffer transfer and a new Uint8Array (no streams)",
     unit: "MB/s",
     bytes: 4 * MiB,
     ops: 0,

@@ -29,18 +29,15 @@ class IteratorState {
   ongoing: Promise<IteratorResult<unknown>> | null = null;
   finished = false;
   pendingChunk: unknown = undefined;
-  readonly deliver = (): IteratorResult<unknown> => {
-    const chunk = this.pendingChunk;
-    this.pendingChunk = undefined;
-    this.ongoing = null;
-    return { value: chunk, done: false };
-  };
-  /** FP-ITER-MERGE: the pull reaction readSyncOwingPullReaction() left to run first. */
+  /** FP-ITER-MERGE: the pull reaction readSyncOwingPullReaction() left to run first, if any. */
   pullReaction: (() => void) | undefined = undefined;
-  readonly pullThenDeliver = (): IteratorResult<unknown> => {
-    const reaction = this.pullReaction!;
-    this.pullReaction = undefined;
-    reaction();
+  /** Delivers the pending chunk (after the owed pull reaction): one bound function per iterator. */
+  readonly deliver = (): IteratorResult<unknown> => {
+    const reaction = this.pullReaction;
+    if (reaction !== undefined) {
+      this.pullReaction = undefined;
+      reaction();
+    }
     const chunk = this.pendingChunk;
     this.pendingChunk = undefined;
     this.ongoing = null;
@@ -197,13 +194,9 @@ export class ReadableStreamAsyncIterator<R = unknown> {
             return p as Promise<IteratorResult<R, undefined>>;
           }
           state.pendingChunk = chunk;
-          let deliver = state.deliver;
-          if (reaction !== undefined) {
-            // FP-ITER-MERGE: the pull reaction job and the delivery job, adjacent, run as one job.
-            state.pullReaction = reaction;
-            deliver = state.pullThenDeliver;
-          }
-          const p = PromisePrototypeThen(RESOLVED, deliver) as Promise<IteratorResult<unknown>>;
+          // FP-ITER-MERGE: the pull reaction job and the delivery job, adjacent, run as one job.
+          state.pullReaction = reaction;
+          const p = PromisePrototypeThen(RESOLVED, state.deliver) as Promise<IteratorResult<unknown>>;
           state.ongoing = p;
           return p as Promise<IteratorResult<R, undefined>>;
         }

@@ -25,6 +25,7 @@ export {
   writableStreamState,
   type WritableStreamStateView,
 } from "./stream-state.ts";
+export { ReadableStreamTeeInPlace as teeReadableStreamInPlace } from "./readable/readable-stream.ts";
 
 /** The ReadableStream constructor: a byte source gives a `ReadableStream<Uint8Array>`. */
 export interface ReadableStreamConstructor {

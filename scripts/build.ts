@@ -23,6 +23,8 @@ import { ADAPTERS, BIN, isMain, listFiles, rel, ROOT, rootPath, run, secs } from
 const DIST = rootPath("dist");
 const ROOT_MOD = rootPath("mod.ts");
 const CORE_DIR = rootPath("core") + sep;
+/** core/interop/ (the adapter contract and the runtime-agnostic patch machinery) reaches the core only through mod.ts, so adapters may bundle it. */
+const INTEROP_DIR = rootPath("core", "interop") + sep;
 
 /** Bundle targets: ES2023 everywhere (Node >= 20, current Deno/Bun, workerd, evergreen browsers). */
 const TARGET = "es2023";
@@ -55,7 +57,7 @@ function sharedCorePlugin(outfile: string, format: Format): esbuild.Plugin {
         if (abs === ROOT_MOD) {
           return { path: posixRelative(dirname(outfile), rootPath("dist", `mod${EXT[format]}`)), external: true };
         }
-        if (abs.startsWith(CORE_DIR)) {
+        if (abs.startsWith(CORE_DIR) && !abs.startsWith(INTEROP_DIR)) {
           return {
             errors: [
               {

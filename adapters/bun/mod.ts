@@ -1,9 +1,64 @@
 /**
- * Bun adapter for fusestreams.
+ * Bun adapter for fusestreams: the whole fusestreams API, plus the adapter contract every runtime's
+ * adapter exports (`patchGlobalWebStreams`, `unpatchGlobalWebStreams`, `isGlobalWebStreamsPatched`,
+ * `toNativeReadableStream`).
  *
- * Re-exports the complete public API of `fusestreams`. Bun-specific extras will
- * be added here.
+ * ```ts
+ * import { patchGlobalWebStreams, TransformStream } from "fusestreams/bun";
  *
+ * patchGlobalWebStreams();
+ * const res = await fetch("http://127.0.0.1:8000/");
+ * const upper = res.body!.pipeThrough(new TransformStream());
+ * ```
  * @module
  */
+import type {
+  IsGlobalWebStreamsPatched,
+  PatchGlobalWebStreams,
+  RuntimeAdapter,
+  ToNativeReadableStream,
+  UnpatchGlobalWebStreams,
+} from "../../core/interop/adapter.ts";
+import { createGlobalPatch } from "../../core/interop/global-patch.ts";
+import { runtimeMismatch } from "../../core/interop/runtime.ts";
+import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
+
 export * from "../../mod.ts";
+export type {
+  IsGlobalWebStreamsPatched,
+  PatchGlobalWebStreams,
+  RuntimeAdapter,
+  RuntimeName,
+  ToNativeReadableStream,
+  UnpatchGlobalWebStreams,
+} from "../../core/interop/adapter.ts";
+
+const globalPatch = createGlobalPatch({
+  runtime: "bun",
+  checkRuntime: () => runtimeMismatch("Bun", (globalThis as { Bun?: unknown }).Bun !== undefined),
+});
+
+/**
+ * Makes Bun's global stream classes fusestreams' (all or nothing; see the adapter contract): native
+ * streams (fetch and Request/Response bodies, `Blob.stream()`, `Bun.file().stream()`) pipe into ours, and ours
+ * are accepted as bodies by `Response`, `Request` and `fetch`.
+ */
+export const patchGlobalWebStreams: PatchGlobalWebStreams = globalPatch.patchGlobalWebStreams;
+
+/** Puts back exactly what {@link patchGlobalWebStreams} changed. */
+export const unpatchGlobalWebStreams: UnpatchGlobalWebStreams = globalPatch.unpatchGlobalWebStreams;
+
+/** Whether {@link patchGlobalWebStreams} is in effect (from this copy of fusestreams). */
+export const isGlobalWebStreamsPatched: IsGlobalWebStreamsPatched = globalPatch.isGlobalWebStreamsPatched;
+
+/** A Bun `ReadableStream` reading one of ours, for Bun's APIs without the patch (see the contract). */
+export const toNativeReadableStream: ToNativeReadableStream = toNative;
+
+/** The Bun adapter as one object, checked against the adapter contract. */
+export const adapter: RuntimeAdapter = {
+  runtime: "bun",
+  patchGlobalWebStreams,
+  unpatchGlobalWebStreams,
+  isGlobalWebStreamsPatched,
+  toNativeReadableStream,
+};

@@ -1,9 +1,64 @@
 /**
- * Deno adapter for fusestreams.
+ * Deno adapter for fusestreams: the whole fusestreams API, plus the adapter contract every runtime's
+ * adapter exports (`patchGlobalWebStreams`, `unpatchGlobalWebStreams`, `isGlobalWebStreamsPatched`,
+ * `toNativeReadableStream`).
  *
- * Re-exports the complete public API of `fusestreams`. Deno-specific extras will
- * be added here.
+ * ```ts
+ * import { patchGlobalWebStreams, TransformStream } from "fusestreams/deno";
  *
+ * patchGlobalWebStreams();
+ * const res = await fetch("http://127.0.0.1:8000/");
+ * const upper = res.body!.pipeThrough(new TransformStream());
+ * ```
  * @module
  */
+import type {
+  IsGlobalWebStreamsPatched,
+  PatchGlobalWebStreams,
+  RuntimeAdapter,
+  ToNativeReadableStream,
+  UnpatchGlobalWebStreams,
+} from "../../core/interop/adapter.ts";
+import { createGlobalPatch } from "../../core/interop/global-patch.ts";
+import { runtimeMismatch } from "../../core/interop/runtime.ts";
+import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
+
 export * from "../../mod.ts";
+export type {
+  IsGlobalWebStreamsPatched,
+  PatchGlobalWebStreams,
+  RuntimeAdapter,
+  RuntimeName,
+  ToNativeReadableStream,
+  UnpatchGlobalWebStreams,
+} from "../../core/interop/adapter.ts";
+
+const globalPatch = createGlobalPatch({
+  runtime: "deno",
+  checkRuntime: () => runtimeMismatch("Deno", (globalThis as { Deno?: unknown }).Deno !== undefined),
+});
+
+/**
+ * Makes Deno's global stream classes fusestreams' (all or nothing; see the adapter contract): native
+ * streams (fetch and Request/Response bodies, `Blob.stream()`, `FsFile.readable`) pipe into ours, and ours
+ * are accepted as bodies by `Response`, `Request` and `fetch`.
+ */
+export const patchGlobalWebStreams: PatchGlobalWebStreams = globalPatch.patchGlobalWebStreams;
+
+/** Puts back exactly what {@link patchGlobalWebStreams} changed. */
+export const unpatchGlobalWebStreams: UnpatchGlobalWebStreams = globalPatch.unpatchGlobalWebStreams;
+
+/** Whether {@link patchGlobalWebStreams} is in effect (from this copy of fusestreams). */
+export const isGlobalWebStreamsPatched: IsGlobalWebStreamsPatched = globalPatch.isGlobalWebStreamsPatched;
+
+/** A Deno `ReadableStream` reading one of ours, for Deno's APIs without the patch (see the contract). */
+export const toNativeReadableStream: ToNativeReadableStream = toNative;
+
+/** The Deno adapter as one object, checked against the adapter contract. */
+export const adapter: RuntimeAdapter = {
+  runtime: "deno",
+  patchGlobalWebStreams,
+  unpatchGlobalWebStreams,
+  isGlobalWebStreamsPatched,
+  toNativeReadableStream,
+};

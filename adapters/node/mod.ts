@@ -29,4 +29,39 @@ export {
   type ToNodeDuplexOptions,
   toNodeDuplex,
 } from "./duplex.ts";
-export { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStreams } from "./patch.ts";
+import type { RuntimeAdapter, ToNativeReadableStream } from "../../core/interop/adapter.ts";
+import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
+import { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStreams } from "./patch.ts";
+
+export type {
+  IsGlobalWebStreamsPatched,
+  PatchGlobalWebStreams,
+  RuntimeAdapter,
+  RuntimeName,
+  ToNativeReadableStream,
+  UnpatchGlobalWebStreams,
+} from "../../core/interop/adapter.ts";
+export { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStreams };
+
+/**
+ * A native (Node.js) `ReadableStream` that reads `stream`, for native APIs that take only their own
+ * streams when the global patch is off (`Readable.fromWeb`, `node:stream/web` utilities). Backpressure
+ * holds and cancel and errors propagate both ways; see {@link ToNativeReadableStream}.
+ *
+ * ```ts
+ * import { ReadableStream, toNativeReadableStream } from "fusestreams/node";
+ * import { Readable } from "node:stream";
+ *
+ * const node = Readable.fromWeb(toNativeReadableStream(ReadableStream.from(["a", "b"])));
+ * ```
+ */
+export const toNativeReadableStream: ToNativeReadableStream = toNative;
+
+/** The Node.js adapter as one object, checked against the adapter contract every runtime's adapter fulfils. */
+export const adapter: RuntimeAdapter = {
+  runtime: "node",
+  patchGlobalWebStreams,
+  unpatchGlobalWebStreams,
+  isGlobalWebStreamsPatched,
+  toNativeReadableStream,
+};

@@ -6,44 +6,17 @@
 import process from "node:process";
 import { Duplex, Readable, Writable } from "node:stream";
 import * as api from "../../mod.ts";
+import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, UnpatchGlobalWebStreams } from "../../core/interop/adapter.ts";
+import { createGlobalPatch } from "../../core/interop/global-patch.ts";
+import { isOurReadable, isOurWritable } from "../../core/interop/natives.ts";
+import type { PatchTransaction } from "../../core/interop/patch-transaction.ts";
+import { runtimeMismatch } from "../../core/interop/runtime.ts";
 import { fromNodeDuplex, toNodeDuplex } from "./duplex.ts";
 import { fromNodeReadable } from "./from-node-readable.ts";
 import { fromNodeWritable } from "./from-node-writable.ts";
 import { toNodeReadable } from "./to-node-readable.ts";
 import { toNodeWritable } from "./to-node-writable.ts";
-import {
-  isInstance,
-  isNativeReadable,
-  Native,
-  isNativeWritable,
-  isOurReadable,
-  isOurWritable,
-  bodyShell,
-  readableShell,
-  takeBodyForPipe,
-  writableShell,
-} from "./native-shells.ts";
 import { type Deferred, deferred, noop } from "./shared.ts";
-
-/** The global names replaced by {@link patchGlobalWebStreams}. */
-const CLASS_NAMES = [
-  "ReadableStream",
-  "ReadableStreamDefaultReader",
-  "ReadableStreamBYOBReader",
-  "ReadableStreamBYOBRequest",
-  "ReadableByteStreamController",
-  "ReadableStreamDefaultController",
-  "WritableStream",
-  "WritableStreamDefaultWriter",
-  "WritableStreamDefaultController",
-  "TransformStream",
-  "TransformStreamDefaultController",
-  "ByteLengthQueuingStrategy",
-  "CountQueuingStrategy",
-] as const;
-
-type ClassName = (typeof CLASS_NAMES)[number];
-type AnyClass = abstract new (...args: never[]) => unknown;
 
 /** Registered symbols through which Node.js (`node:stream` utilities, undici) asks a web stream for its state. */
 const kIsDisturbed = Symbol.for("nodejs.stream.disturbed");
@@ -51,55 +24,29 @@ const kIsErrored = Symbol.for("nodejs.stream.errored");
 const kIsReadable = Symbol.for("nodejs.stream.readable");
 const kIsWritable = Symbol.for("nodejs.stream.writable");
 const kIsClosedPromise = Symbol.for("nodejs.webstream.isClosedPromise");
-/** Marks the global object while a fusestreams copy has patched it (guards against two copies patching). */
-const kPatched = Symbol.for("fusestreams.globalPatch");
-
-/** One property changed by the patch, with what to put back. */
-interface SavedProperty {
-  target: object;
-  key: PropertyKey;
-  descriptor: PropertyDescriptor | undefined;
-}
-
-/** One [[Prototype]] changed by the patch. */
-interface SavedPrototype {
-  target: object;
-  proto: object | null;
-}
-
-interface PatchState {
-  properties: SavedProperty[];
-  prototypes: SavedPrototype[];
-}
-
-let state: PatchState | undefined;
-
 const getOwn = Object.getOwnPropertyDescriptor;
 
-function save(s: PatchState, target: object, key: PropertyKey): PropertyDescriptor | undefined {
-  const descriptor = getOwn(target, key);
-  s.properties.push({ target, key, descriptor });
-  return descriptor;
+/** Whether this is Node.js itself (Deno and Bun also define `process.versions.node`). */
+function onNode(): boolean {
+  const g = globalThis as { Deno?: unknown; Bun?: unknown };
+  return g.Deno === undefined && g.Bun === undefined && process.release?.name === "node";
 }
 
-function defineValue(s: PatchState, target: object, key: PropertyKey, value: unknown, writable = true): void {
-  const old = save(s, target, key);
-  Object.defineProperty(target, key, {
-    value,
-    writable: old && "value" in old ? old.writable : writable,
-    enumerable: old?.enumerable ?? false,
-    configurable: true,
-  });
-}
-
-function defineGetter(s: PatchState, target: object, key: PropertyKey, get: () => unknown): void {
-  const old = save(s, target, key);
-  Object.defineProperty(target, key, { get, enumerable: old?.enumerable ?? false, configurable: true });
-}
-
-function global(): Record<PropertyKey, unknown> {
-  return globalThis as unknown as Record<PropertyKey, unknown>;
-}
+const globalPatch = createGlobalPatch({
+  runtime: "node",
+  checkRuntime: () => runtimeMismatch("Node.js", onNode()),
+  before: [
+    { name: "load undici", run: loadUndici },
+    { name: "node:stream state symbols", run: patchStateSymbols },
+  ],
+  after: [
+    { name: "locked cancel", run: patchLockedCancel },
+    { name: "Response/Request clone", run: patchClone },
+    { name: "node:stream fromWeb/toWeb", run: patchNodeStreamStatics },
+  ],
+  // undici takes our streams as bodies itself (its brand check follows the prototype chain).
+  shared: { bodyInit: false },
+});
 
 /**
  * Replaces the global stream classes with fusestreams' for the whole process, so that code that uses
@@ -133,85 +80,25 @@ function global(): Record<PropertyKey, unknown> {
  *
  * Node.js only: the same classes are available everywhere from `fusestreams` without any patch.
  */
-export function patchGlobalWebStreams(): void {
-  if (state !== undefined) return;
-  const g = global();
-  if (g[kPatched] !== undefined) {
-    throw new Error("The global web streams are already patched by another copy of fusestreams");
-  }
-  const s: PatchState = { properties: [], prototypes: [] };
-  // Node.js loads undici (fetch, Response, ...) lazily. Its clone() tees bodies with node:stream/web's
-  // ReadableStreamTee (Node.js >= 26), captured when undici loads: teach it our streams first. Then
-  // make undici load now, while the globals are the native classes, so that its type checks capture them.
-  patchTee(s);
-  void g["Response"];
-  void g["fetch"];
-  const ours = api as unknown as Record<ClassName, AnyClass>;
-  patchStateSymbols(s);
-  for (const name of CLASS_NAMES) {
-    const Ours = ours[name];
-    const Native = g[name] as AnyClass | undefined;
-    if (Native === Ours) continue;
-    if (typeof Native === "function") linkToNative(s, Ours, Native);
-    defineValue(s, g, name, Ours);
-  }
-  patchLockedCancel(s);
-  patchBodies(s);
-  patchPipes(s);
-  patchNodeStreamStatics(s);
-  defineValue(s, g, kPatched, true, false);
-  state = s;
-}
+export const patchGlobalWebStreams: PatchGlobalWebStreams = globalPatch.patchGlobalWebStreams;
 
 /**
  * Undoes {@link patchGlobalWebStreams}: every global, prototype property and prototype link it changed
  * is put back exactly as it was (same values and property attributes). Does nothing when not patched.
  */
-export function unpatchGlobalWebStreams(): void {
-  const s = state;
-  if (s === undefined) return;
-  state = undefined;
-  for (let i = s.properties.length - 1; i >= 0; i--) {
-    const { target, key, descriptor } = s.properties[i]!;
-    if (descriptor === undefined) delete (target as Record<PropertyKey, unknown>)[key];
-    else Object.defineProperty(target, key, descriptor);
-  }
-  for (let i = s.prototypes.length - 1; i >= 0; i--) {
-    const { target, proto } = s.prototypes[i]!;
-    Object.setPrototypeOf(target, proto);
-  }
-}
+export const unpatchGlobalWebStreams: UnpatchGlobalWebStreams = globalPatch.unpatchGlobalWebStreams;
 
 /** Whether {@link patchGlobalWebStreams} is in effect (from this copy of fusestreams). */
-export function isGlobalWebStreamsPatched(): boolean {
-  return state !== undefined;
-}
+export const isGlobalWebStreamsPatched: IsGlobalWebStreamsPatched = globalPatch.isGlobalWebStreamsPatched;
 
 /**
- * Makes `ours instanceof Native` hold by the prototype chain and `native instanceof Ours` hold through
- * `Symbol.hasInstance`; hides the native prototype's symbol-keyed internals (Node.js's inspect hooks,
- * transfer hooks, state getters), which would otherwise be inherited and fail on our objects.
+ * Node.js loads undici (fetch, Response, ...) lazily: make it load now, while the globals are the native
+ * classes, so that its type checks capture them.
  */
-function linkToNative(s: PatchState, Ours: AnyClass, Native: AnyClass): void {
-  const ourProto = Ours.prototype as object;
-  const nativeProto = Native.prototype as object;
-  for (const key of Reflect.ownKeys(nativeProto)) {
-    if (typeof key !== "symbol" || getOwn(ourProto, key) !== undefined) continue;
-    defineValue(s, ourProto, key, undefined, false);
-  }
-  s.prototypes.push({ target: ourProto, proto: Object.getPrototypeOf(ourProto) as object | null });
-  Object.setPrototypeOf(ourProto, nativeProto);
-  defineValue(
-    s,
-    Ours,
-    Symbol.hasInstance,
-    function hasInstance(this: Function, value: unknown): boolean {
-      // Subclasses inherit this static method: only the class itself also accepts native instances.
-      if (this !== Ours) return isInstance(this, value);
-      return isInstance(Ours, value) || isInstance(Native, value);
-    },
-    false,
-  );
+function loadUndici(): void {
+  const g = globalThis as { Response?: unknown; fetch?: unknown };
+  void g.Response;
+  void g.fetch;
 }
 
 /**
@@ -223,7 +110,7 @@ function linkToNative(s: PatchState, Ours: AnyClass, Native: AnyClass): void {
  *
  * Runs before the prototypes are linked to the native ones, so what the core defines itself is kept.
  */
-function patchStateSymbols(s: PatchState): void {
+function patchStateSymbols(tx: PatchTransaction): void {
   const rsProto = api.ReadableStream.prototype as object;
   const wsProto = api.WritableStream.prototype as object;
   const closedRecords = new WeakMap<object, Deferred>();
@@ -257,7 +144,7 @@ function patchStateSymbols(s: PatchState): void {
   ];
   for (const [proto, key, get] of getters) {
     if (getOwn(proto, key) !== undefined) continue;
-    defineGetter(s, proto, key, get);
+    tx.defineAccessor(proto, key, get as (this: never) => unknown);
   }
 }
 
@@ -267,10 +154,10 @@ function patchStateSymbols(s: PatchState): void {
  * locked stream; any other error becomes an unhandled rejection. While patched, cancelling a locked
  * fusestreams stream rejects with such a TypeError.
  */
-function patchLockedCancel(s: PatchState): void {
+function patchLockedCancel(tx: PatchTransaction): void {
   const proto = api.ReadableStream.prototype as unknown as { cancel: (this: unknown, reason?: unknown) => Promise<undefined> };
   const cancel = proto.cancel;
-  defineValue(s, proto, "cancel", function cancel_(this: unknown, reason?: unknown) {
+  tx.defineValue(proto, "cancel", function cancel_(this: unknown, reason?: unknown) {
     if (isOurReadable(this) && this.locked) {
       const err = new TypeError("Cannot cancel a stream that is locked to a reader") as TypeError & { code?: string };
       err.code = "ERR_INVALID_STATE";
@@ -280,123 +167,71 @@ function patchLockedCancel(s: PatchState): void {
   });
 }
 
-/** `Response.prototype.body` / `Request.prototype.body` hand out fusestreams streams. */
-function patchBodies(s: PatchState): void {
-  const shells = new WeakMap<object, api.ReadableStream>();
-  for (const name of ["Response", "Request"]) {
-    const C = global()[name] as { prototype: object } | undefined;
-    const proto = C?.prototype;
-    if (proto === undefined) continue;
-    const original = getOwn(proto, "body");
-    const get = original?.get;
-    if (get === undefined) continue;
-    save(s, proto, "body");
-    Object.defineProperty(proto, "body", {
-      get: function body(this: object) {
-        const stream: unknown = get.call(this);
-        if (!isNativeReadable(stream)) return stream;
-        let shell = shells.get(stream);
-        if (shell === undefined) {
-          shell = bodyShell(stream as globalThis.ReadableStream<Uint8Array>);
-          shells.set(stream, shell);
-        }
-        return shell;
+/** The second branch of a body's tee with its chunks structured-cloned (fetch tees bodies so). */
+function clonedBranch(stream: api.ReadableStream): api.ReadableStream {
+  const [second, bytes] = api.teeReadableStreamInPlace(stream);
+  if (bytes) return second;
+  return second.pipeThrough(
+    new api.TransformStream({
+      transform(chunk, controller) {
+        controller.enqueue(structuredClone(chunk));
       },
-      set: original!.set,
-      enumerable: original!.enumerable,
-      configurable: true,
+    }),
+  );
+}
+
+/** Whether `stream` is one of our streams that a clone() may tee (not locked, not read from). */
+function clonableOurs(stream: unknown): stream is api.ReadableStream {
+  return isOurReadable(stream) && !stream.locked && api.readableStreamState(stream)?.disturbed === false;
+}
+
+/**
+ * undici's `Response.prototype.clone()` / `Request.prototype.clone()` cannot tee our streams: on Node.js
+ * >= 26 they tee with node:stream/web's `ReadableStreamTee`, captured when undici loaded, which throws
+ * for any stream but Node's own; before, with `tee()`, without cloning the second branch's chunks as
+ * fetch asks. While patched, undici makes its bodies with the global class (ours): `new Response("abc")`,
+ * a `fetch()` response. For such a body (ours, unused), clone() tees it here: the body stream goes on as
+ * the first branch (ReadableStreamTeeInPlace: undici keeps the same stream object), and the clone is made
+ * from the second with the same status, status text, headers, type, URL and redirect flag (a Request:
+ * `new Request(this, { body })`, which copies every other member). A used or locked body, or a native
+ * one, goes to undici's clone(), which throws or tees it as before.
+ */
+function patchClone(tx: PatchTransaction): void {
+  const g = globalThis as unknown as { Response?: typeof Response; Request?: typeof Request };
+  const NativeResponse = g.Response;
+  const NativeRequest = g.Request;
+  if (NativeResponse !== undefined) {
+    const proto = NativeResponse.prototype as Response & { clone(this: Response): Response };
+    const clone = proto.clone;
+    tx.defineValue(proto, "clone", function clone_(this: Response): Response {
+      const body: unknown = this.body;
+      if (!clonableOurs(body)) return clone.call(this);
+      const copy = new NativeResponse(clonedBranch(body) as unknown as ReadableStream<Uint8Array>, {
+        status: this.status,
+        statusText: this.statusText,
+        headers: this.headers,
+      });
+      for (const key of ["type", "url", "redirected"] as const) {
+        const value = this[key];
+        if (copy[key] !== value) Object.defineProperty(copy, key, { value, enumerable: false, configurable: true, writable: false });
+      }
+      return copy;
+    });
+  }
+  if (NativeRequest !== undefined) {
+    const proto = NativeRequest.prototype as Request & { clone(this: Request): Request };
+    const clone = proto.clone;
+    tx.defineValue(proto, "clone", function clone_(this: Request): Request {
+      const body: unknown = this.body;
+      if (!clonableOurs(body)) return clone.call(this);
+      const init = { body: clonedBranch(body) as unknown as ReadableStream<Uint8Array>, duplex: "half" } as RequestInit;
+      return new NativeRequest(this, init);
     });
   }
 }
 
-type PipeTo = (this: unknown, destination: unknown, options?: unknown) => Promise<undefined>;
-type PipeThrough = (this: unknown, transform: unknown, options?: unknown) => unknown;
-interface Pair {
-  readable: unknown;
-  writable: unknown;
-}
-
-/** Lets native and fusestreams streams pipe into each other (through shells at the boundary). */
-function patchPipes(s: PatchState): void {
-  const ourProto = api.ReadableStream.prototype as unknown as { pipeTo: PipeTo; pipeThrough: PipeThrough };
-  const ourPipeTo = ourProto.pipeTo;
-  const ourPipeThrough = ourProto.pipeThrough;
-  // Our streams: native destinations are wrapped in shells.
-  // A native body not read yet is piped from a default-stream shell (see takeBodyForPipe).
-  defineValue(s, ourProto, "pipeTo", function pipeTo(this: unknown, destination: unknown, options?: unknown) {
-    const dest = isNativeWritable(destination) ? writableShell(destination) : destination;
-    const writable = isOurWritable(dest) && !dest.locked;
-    const source = (writable && takeBodyForPipe(this, options)) || this;
-    return ourPipeTo.call(source, dest, options);
-  });
-  defineValue(s, ourProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
-    const pair = ourPair(transform);
-    const writable = isPair(pair) && isOurWritable(pair.writable) && !pair.writable.locked && isOurReadable(pair.readable);
-    const source = (writable && takeBodyForPipe(this, options)) || this;
-    return ourPipeThrough.call(source, pair, options);
-  });
-
-  // Native streams: when the destination is ours, pipe from a shell of the native stream.
-  const nativeProto = Native.ReadableStream?.prototype as { pipeTo?: PipeTo; pipeThrough?: PipeThrough } | undefined;
-  if (nativeProto === undefined || (nativeProto as unknown) === ourProto) return;
-  const nativePipeTo = nativeProto.pipeTo;
-  const nativePipeThrough = nativeProto.pipeThrough;
-  if (typeof nativePipeTo !== "function" || typeof nativePipeThrough !== "function") return;
-  defineValue(s, nativeProto, "pipeTo", function pipeTo(this: unknown, destination: unknown, options?: unknown) {
-    if (isNativeReadable(this) && isOurWritable(destination)) {
-      return ourPipeTo.call(readableShell(this, false), destination, options);
-    }
-    return nativePipeTo.call(this, destination, options);
-  });
-  defineValue(s, nativeProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
-    if (isNativeReadable(this) && isPair(transform) && (isOurWritable(transform.writable) || isOurReadable(transform.readable))) {
-      return ourPipeThrough.call(readableShell(this, false), ourPair(transform), options);
-    }
-    return nativePipeThrough.call(this, transform, options);
-  });
-}
-
-function isPair(value: unknown): value is Pair {
+function isPair(value: unknown): value is { readable: unknown; writable: unknown } {
   return typeof value === "object" && value !== null;
-}
-
-/** A readable/writable pair with native sides replaced by shells (the pair itself when nothing is native). */
-function ourPair(transform: unknown): unknown {
-  if (!isPair(transform)) return transform;
-  const { readable, writable } = transform;
-  const nativeR = isNativeReadable(readable);
-  const nativeW = isNativeWritable(writable);
-  if (!nativeR && !nativeW) return transform;
-  return {
-    readable: nativeR ? readableShell(readable, false) : readable,
-    writable: nativeW ? writableShell(writable) : writable,
-  };
-}
-
-type Tee = (stream: unknown, cloneForBranch2?: boolean) => [unknown, unknown];
-
-/**
- * node:stream/web's `ReadableStreamTee(stream, cloneForBranch2)` (Node.js >= 26; undici's
- * `Response.prototype.clone()` uses it) accepts only native streams: route ours to our `tee()`, with
- * chunks of the second branch structured-cloned when asked to. Only effective for undici when it
- * loads after the patch.
- */
-function patchTee(s: PatchState): void {
-  const getBuiltinModule = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
-  const web = getBuiltinModule?.call(process, "node:stream/web") as Record<string, unknown> | undefined;
-  const original = web?.["ReadableStreamTee"] as Tee | undefined;
-  if (web === undefined || typeof original !== "function") return;
-  defineValue(s, web, "ReadableStreamTee", function ReadableStreamTee(stream: unknown, cloneForBranch2 = false) {
-    if (!isOurReadable(stream)) return original(stream, cloneForBranch2);
-    const [a, b] = stream.tee();
-    if (!cloneForBranch2) return [a, b];
-    const clone = new api.TransformStream({
-      transform(chunk, controller) {
-        controller.enqueue(structuredClone(chunk));
-      },
-    });
-    return [a, b.pipeThrough(clone)];
-  });
 }
 
 type FromWeb = (stream: unknown, options?: unknown) => unknown;
@@ -421,7 +256,7 @@ function simpleToWebOptions(options: unknown): { highWaterMark?: number } | unde
  * the adapter's converters. `toWeb()` returns fusestreams streams when called without options (or with
  * just `strategy.highWaterMark`), and native ones otherwise.
  */
-function patchNodeStreamStatics(s: PatchState): void {
+function patchNodeStreamStatics(tx: PatchTransaction): void {
   const statics = (C: object) => C as { fromWeb: FromWeb; toWeb: ToWeb };
   const R = statics(Readable);
   const W = statics(Writable);
@@ -433,33 +268,33 @@ function patchNodeStreamStatics(s: PatchState): void {
   const duplexFromWeb = D.fromWeb;
   const duplexToWeb = D.toWeb;
   if (typeof readableFromWeb === "function") {
-    defineValue(s, Readable, "fromWeb", function fromWeb(stream: unknown, options?: unknown) {
+    tx.defineValue(Readable, "fromWeb", function fromWeb(stream: unknown, options?: unknown) {
       if (!isOurReadable(stream)) return readableFromWeb.call(Readable, stream, options);
       return toNodeReadable(stream, options as Parameters<typeof toNodeReadable>[1]);
     });
   }
   if (typeof readableToWeb === "function") {
-    defineValue(s, Readable, "toWeb", function toWeb(readable: unknown, options?: unknown) {
+    tx.defineValue(Readable, "toWeb", function toWeb(readable: unknown, options?: unknown) {
       const simple = simpleToWebOptions(options);
       if (simple === undefined || !(readable instanceof Readable)) return readableToWeb.call(Readable, readable, options);
       return fromNodeReadable(readable, simple);
     });
   }
   if (typeof writableFromWeb === "function") {
-    defineValue(s, Writable, "fromWeb", function fromWeb(stream: unknown, options?: unknown) {
+    tx.defineValue(Writable, "fromWeb", function fromWeb(stream: unknown, options?: unknown) {
       if (!isOurWritable(stream)) return writableFromWeb.call(Writable, stream, options);
       return toNodeWritable(stream, options as Parameters<typeof toNodeWritable>[1]);
     });
   }
   if (typeof writableToWeb === "function") {
-    defineValue(s, Writable, "toWeb", function toWeb(writable: unknown, options?: unknown) {
+    tx.defineValue(Writable, "toWeb", function toWeb(writable: unknown, options?: unknown) {
       const simple = simpleToWebOptions(options);
       if (simple === undefined || !(writable instanceof Writable)) return writableToWeb.call(Writable, writable, options);
       return fromNodeWritable(writable, simple);
     });
   }
   if (typeof duplexFromWeb === "function") {
-    defineValue(s, Duplex, "fromWeb", function fromWeb(pair: unknown, options?: unknown) {
+    tx.defineValue(Duplex, "fromWeb", function fromWeb(pair: unknown, options?: unknown) {
       if (!isPair(pair) || !isOurReadable(pair.readable) || !isOurWritable(pair.writable)) {
         return duplexFromWeb.call(Duplex, pair, options);
       }
@@ -467,7 +302,7 @@ function patchNodeStreamStatics(s: PatchState): void {
     });
   }
   if (typeof duplexToWeb === "function") {
-    defineValue(s, Duplex, "toWeb", function toWeb(duplex: unknown, options?: unknown) {
+    tx.defineValue(Duplex, "toWeb", function toWeb(duplex: unknown, options?: unknown) {
       if (options !== undefined || !(duplex instanceof Duplex)) return duplexToWeb.call(Duplex, duplex, options);
       return fromNodeDuplex(duplex);
     });

@@ -11,7 +11,7 @@ import {
   WritableStream,
   type WritableStreamDefaultController,
 } from "../../mod.ts";
-import { isOurReadable } from "./native-shells.ts";
+import { isOurReadable } from "../../core/interop/natives.ts";
 
 /** Options of {@link toNodeReadable} (passed on to the `Readable` constructor). */
 export interface ToNodeReadableOptions {

@@ -76,6 +76,7 @@ function convertPipeOptions(options: unknown): { preventAbort: boolean; preventC
 
 let getStream: (x: unknown) => ReadableStreamInternal | undefined;
 let wrap: <T>(s: ReadableStreamInternal) => ReadableStream<T>;
+let rehome: (x: ReadableStream<unknown>, s: ReadableStreamInternal) => void;
 const kWrap = Symbol();
 
 function illegal(): TypeError {
@@ -120,6 +121,9 @@ export class ReadableStream<R = unknown> {
   static {
     getStream = (x) => (typeof x === "object" && x !== null && #s in x ? (x as ReadableStream).#s : undefined);
     wrap = <T>(s: ReadableStreamInternal) => new ReadableStream<T>(kWrap as unknown as UnderlyingDefaultSource<T>, s as unknown as QueuingStrategy<T>);
+    rehome = (x, s) => {
+      x.#s = s;
+    };
     registerReadableStreamBrand(getStream);
   }
 
@@ -239,6 +243,23 @@ ObjectDefineProperty(ReadableStream.prototype, SymbolAsyncIterator, {
 /** Wraps an internal readable stream in the public class. */
 export function wrapReadableStream<T>(s: ReadableStreamInternal): ReadableStream<T> {
   return wrap<T>(s);
+}
+
+/**
+ * Fetch's "clone a body" for an owner that keeps the stream object (runtime adapters, where a runtime's
+ * Response holds one of our streams and cannot tee it itself): tees `stream` (ReadableStreamTee, §4.9.1),
+ * then `stream` itself goes on as the first branch; returns the second, and whether `stream` is a byte
+ * stream (the byte tee gives the second branch copies of the chunks; for a default stream a caller that
+ * must clone the second branch's chunks, as fetch does, does so itself). `stream` must be unlocked; it
+ * stays unlocked and undisturbed.
+ */
+export function ReadableStreamTeeInPlace<R>(stream: ReadableStream<R>): [second: ReadableStream<R>, bytes: boolean] {
+  const s = getStream(stream);
+  if (s === undefined) throw illegal();
+  if (IsReadableStreamLocked(s)) throw typeError("Cannot tee a stream that is locked to a reader");
+  const branches = s.controller.isByte ? ReadableByteStreamTee(s) : ReadableStreamDefaultTee(s);
+  rehome(stream as ReadableStream<unknown>, branches[0]);
+  return [wrap<R>(branches[1]), s.controller.isByte];
 }
 
 /** The internal state of a public ReadableStream, or undefined. */

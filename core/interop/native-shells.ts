@@ -12,43 +12,7 @@ import {
   WritableStream,
   type WritableStreamDefaultController,
 } from "../../mod.ts";
-import { noop } from "./shared.ts";
-
-/** The native classes, captured when this module loads (before any patch replaces the globals). */
-export const Native: {
-  readonly ReadableStream: typeof globalThis.ReadableStream;
-  readonly WritableStream: typeof globalThis.WritableStream;
-} = {
-  ReadableStream: globalThis.ReadableStream,
-  WritableStream: globalThis.WritableStream,
-};
-
-const ordinaryHasInstance = Function.prototype[Symbol.hasInstance];
-
-/** `value instanceof C` by the prototype chain only, ignoring any `Symbol.hasInstance` of `C`. */
-export function isInstance(C: Function, value: unknown): boolean {
-  return ordinaryHasInstance.call(C, value);
-}
-
-/** Whether `value` is one of our (fusestreams) ReadableStreams. */
-export function isOurReadable(value: unknown): value is ReadableStream {
-  return isInstance(ReadableStream, value);
-}
-
-/** Whether `value` is one of our (fusestreams) WritableStreams. */
-export function isOurWritable(value: unknown): value is WritableStream {
-  return isInstance(WritableStream, value);
-}
-
-/** Whether `value` is a native ReadableStream (and not ours). */
-export function isNativeReadable(value: unknown): value is globalThis.ReadableStream {
-  return Native.ReadableStream !== undefined && !isOurReadable(value) && isInstance(Native.ReadableStream, value);
-}
-
-/** Whether `value` is a native WritableStream (and not ours). */
-export function isNativeWritable(value: unknown): value is globalThis.WritableStream {
-  return Native.WritableStream !== undefined && !isOurWritable(value) && isInstance(Native.WritableStream, value);
-}
+import { noop } from "./natives.ts";
 
 type NativeReader<R> = globalThis.ReadableStreamDefaultReader<R>;
 
@@ -81,7 +45,7 @@ export function readableShell<R>(
 function byteShell<R>(
   native: globalThis.ReadableStream<R>,
   onEnd: ShellEnd | undefined,
-  body: BodyShellState | undefined,
+  body: ShellState | undefined,
 ): ReadableStream<R> {
   let reader: NativeReader<R> | undefined;
   let controller!: ReadableByteStreamController;
@@ -204,8 +168,8 @@ function defaultShell<R>(native: globalThis.ReadableStream<R>, onEnd: ShellEnd |
 export type ShellEnd = (failed: boolean, error: unknown) => void;
 
 /** What {@link bodyShell} keeps about one body shell. */
-interface BodyShellState {
-  native: globalThis.ReadableStream<Uint8Array>;
+interface ShellState {
+  native: globalThis.ReadableStream;
   controller: ReadableByteStreamController;
   /** pulled or cancelled: its native stream is no longer free to hand over */
   touched: boolean;
@@ -213,7 +177,7 @@ interface BodyShellState {
   handedOver: boolean;
 }
 
-const bodyShells = new WeakMap<object, BodyShellState>();
+const shellStates = new WeakMap<object, ShellState>();
 
 /**
  * The shell a native body (`Response.prototype.body` of a native stream) is seen through: a byte-stream
@@ -221,9 +185,9 @@ const bodyShells = new WeakMap<object, BodyShellState>();
  * as a default-stream shell while nothing has read it (see {@link takeBodyForPipe}).
  */
 export function bodyShell(native: globalThis.ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const state = { native, touched: false, handedOver: false } as BodyShellState;
+  const state = { native, touched: false, handedOver: false } as ShellState;
   const stream = byteShell(native, undefined, state);
-  bodyShells.set(stream, state);
+  shellStates.set(stream, state);
   return stream;
 }
 
@@ -235,7 +199,7 @@ export function bodyShell(native: globalThis.ReadableStream<Uint8Array>): Readab
  * with the same error) and is unlocked. Otherwise returns undefined and the pipe reads `stream` itself.
  */
 export function takeBodyForPipe(stream: unknown, options: unknown): ReadableStream<Uint8Array> | undefined {
-  const state = bodyShells.get(stream as object);
+  const state = shellStates.get(stream as object);
   if (state === undefined || state.touched || state.handedOver) return undefined;
   const body = stream as ReadableStream<Uint8Array>;
   if (body.locked) return undefined;
@@ -252,6 +216,22 @@ export function takeBodyForPipe(stream: unknown, options: unknown): ReadableStre
     else held.cancel().then(undefined, noop);
     held.releaseLock();
   });
+}
+
+/**
+ * When `stream` is a body shell that nothing has read, locked or cancelled: hands its native stream over
+ * whole (for a native API that takes the stream, e.g. `new Response(shell)` through the patch, so the
+ * runtime keeps its own fast paths for its own streams) and locks the shell for good; it will not cancel
+ * the native stream. Otherwise returns undefined.
+ */
+export function takeNativeOfBodyShell(stream: unknown): globalThis.ReadableStream<Uint8Array> | undefined {
+  const state = shellStates.get(stream as object);
+  if (state === undefined || state.touched || state.handedOver) return undefined;
+  const body = stream as ReadableStream<Uint8Array>;
+  if (body.locked) return undefined;
+  state.handedOver = true;
+  body.getReader();
+  return state.native as globalThis.ReadableStream<Uint8Array>;
 }
 
 /** A Uint8Array that may be transferred: the chunk itself when it owns its whole buffer, else a copy. */

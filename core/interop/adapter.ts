@@ -1,0 +1,46 @@
+/**
+ * The runtime adapter contract: what `fusestreams/node`, `/deno`, `/bun` and `/edge` each export with the
+ * same names and types. Every adapter declares its exports with these function types and exports an
+ * `adapter` object typed as {@link RuntimeAdapter}, so `tsc` checks each one against this file.
+ * @module
+ */
+import type { ReadableStream } from "../../mod.ts";
+
+/** The runtimes fusestreams has an adapter for (`edge`: workerd, edge-light, browsers). */
+export type RuntimeName = "node" | "deno" | "bun" | "edge";
+
+/**
+ * Makes the runtime's global stream classes fusestreams' for the whole realm, all or nothing: if a step
+ * fails, everything already changed is put back and the error names the step. Calling it again while
+ * patched does nothing. Throws a `TypeError` at once, changing nothing, when called on another runtime.
+ */
+export type PatchGlobalWebStreams = () => void;
+
+/** Puts back exactly every global, prototype property and prototype link the patch changed. */
+export type UnpatchGlobalWebStreams = () => void;
+
+/** Whether the patch of this copy of fusestreams is in effect. */
+export type IsGlobalWebStreamsPatched = () => boolean;
+
+/**
+ * A ReadableStream of the runtime's own (native) class that reads `stream`: the documented way to hand one
+ * of our streams to a native API without the patch. It reads `stream` only when its own consumer pulls
+ * (backpressure holds: a slow consumer never makes `stream` buffer more than its high-water mark);
+ * cancelling it cancels `stream` with the same reason, and an error of `stream` errors it with the same
+ * error. A stream that is already native is returned as it is.
+ */
+export type ToNativeReadableStream = <R>(stream: ReadableStream<R> | globalThis.ReadableStream<R>) => globalThis.ReadableStream<R>;
+
+/** The contract every runtime adapter fulfils (`export const adapter: RuntimeAdapter = { ... }`). */
+export interface RuntimeAdapter {
+  /** The runtime the adapter is for. */
+  readonly runtime: RuntimeName;
+  /** See {@link PatchGlobalWebStreams}. */
+  readonly patchGlobalWebStreams: PatchGlobalWebStreams;
+  /** See {@link UnpatchGlobalWebStreams}. */
+  readonly unpatchGlobalWebStreams: UnpatchGlobalWebStreams;
+  /** See {@link IsGlobalWebStreamsPatched}. */
+  readonly isGlobalWebStreamsPatched: IsGlobalWebStreamsPatched;
+  /** See {@link ToNativeReadableStream}. */
+  readonly toNativeReadableStream: ToNativeReadableStream;
+}

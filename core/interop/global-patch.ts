@@ -1,0 +1,309 @@
+/**
+ * The runtime-agnostic parts of `patchGlobalWebStreams()`: a patch built from named steps on a
+ * {@link PatchTransaction} (all or nothing, exact restore), the steps every runtime shares, and the
+ * runtime check. Each adapter passes in its runtime check and its own extra steps
+ * (`createGlobalPatch({ ... })`), in the way a Hono adapter passes runtime primitives to the core.
+ * @module
+ */
+import * as api from "../../mod.ts";
+import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, RuntimeName, UnpatchGlobalWebStreams } from "./adapter.ts";
+import { bodyShell, readableShell, takeBodyForPipe, writableShell } from "./native-shells.ts";
+import { isInstance, isNativeReadable, isNativeWritable, isOurReadable, isOurWritable, Native } from "./natives.ts";
+import { PatchTransaction } from "./patch-transaction.ts";
+import { toNativeBody } from "./to-native.ts";
+
+/** The global names the patch replaces by fusestreams' classes. */
+export const CLASS_NAMES = [
+  "ReadableStream",
+  "ReadableStreamDefaultReader",
+  "ReadableStreamBYOBReader",
+  "ReadableStreamBYOBRequest",
+  "ReadableByteStreamController",
+  "ReadableStreamDefaultController",
+  "WritableStream",
+  "WritableStreamDefaultWriter",
+  "WritableStreamDefaultController",
+  "TransformStream",
+  "TransformStreamDefaultController",
+  "ByteLengthQueuingStrategy",
+  "CountQueuingStrategy",
+] as const;
+
+type ClassName = (typeof CLASS_NAMES)[number];
+type AnyClass = abstract new (...args: never[]) => unknown;
+
+/** Marks the global object while a copy of fusestreams has patched it (two copies must not both patch). */
+const kPatched = Symbol.for("fusestreams.globalPatch");
+
+/** One named step of a patch. */
+export interface PatchStep {
+  /** Named in the error when the step fails. */
+  readonly name: string;
+  /** Makes the step's changes through `tx` (recorded, so they are undone if a later step fails). */
+  readonly run: (tx: PatchTransaction) => void;
+}
+
+/** What an adapter passes to {@link createGlobalPatch}. */
+export interface GlobalPatchOptions {
+  /** The adapter's runtime. */
+  readonly runtime: RuntimeName;
+  /**
+   * Returns undefined when the code runs on the adapter's runtime, else a sentence saying what was found
+   * instead (the patch then throws a `TypeError` with it and changes nothing).
+   */
+  readonly checkRuntime: () => string | undefined;
+  /** Steps run before the shared ones (e.g. making the runtime load what captures the native classes). */
+  readonly before?: readonly PatchStep[];
+  /** Steps run after the shared ones. */
+  readonly after?: readonly PatchStep[];
+  /**
+   * Which shared steps to run (default: all). `bodyInit` converts our streams given as bodies to native
+   * ones; a runtime whose Response already takes our streams (Node.js: undici) turns it off.
+   */
+  readonly shared?: { readonly bodyInit?: boolean };
+}
+
+/** The three patch functions of an adapter. */
+export interface GlobalPatch {
+  readonly patchGlobalWebStreams: PatchGlobalWebStreams;
+  readonly unpatchGlobalWebStreams: UnpatchGlobalWebStreams;
+  readonly isGlobalWebStreamsPatched: IsGlobalWebStreamsPatched;
+}
+
+function global(): Record<PropertyKey, unknown> {
+  return globalThis as unknown as Record<PropertyKey, unknown>;
+}
+
+/**
+ * Builds an adapter's `patchGlobalWebStreams` / `unpatchGlobalWebStreams` / `isGlobalWebStreamsPatched`
+ * from its runtime check and its steps, around the shared steps: `classes` (the globals, `instanceof`
+ * both ways), `pipes` (native and our streams pipe into each other), `bodies` (`Response`/`Request`
+ * bodies are seen through shells) and `body-init` (our streams given as bodies are handed over as native
+ * streams).
+ */
+export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
+  const label = `patchGlobalWebStreams (fusestreams/${options.runtime})`;
+  let tx: PatchTransaction | undefined;
+  const steps: PatchStep[] = [
+    ...(options.before ?? []),
+    { name: "classes", run: replaceClasses },
+    { name: "pipes", run: patchPipes },
+    { name: "bodies", run: patchBodyGetters },
+    ...(options.shared?.bodyInit === false ? [] : [{ name: "body-init", run: patchBodyInit }]),
+    ...(options.after ?? []),
+  ];
+  return {
+    patchGlobalWebStreams(): void {
+      if (tx !== undefined) return;
+      const mismatch = options.checkRuntime();
+      if (mismatch !== undefined) throw new TypeError(`${label}: ${mismatch}; nothing was changed`);
+      if (global()[kPatched] !== undefined) {
+        throw new TypeError(`${label}: the globals are already patched by another copy of fusestreams; nothing was changed`);
+      }
+      const t = new PatchTransaction(label);
+      for (const step of steps) t.step(step.name, step.run);
+      t.step("mark", (t2) => t2.defineValue(global(), kPatched, options.runtime, false));
+      tx = t;
+    },
+    unpatchGlobalWebStreams(): void {
+      const t = tx;
+      if (t === undefined) return;
+      tx = undefined;
+      t.restore();
+    },
+    isGlobalWebStreamsPatched(): boolean {
+      return tx !== undefined;
+    },
+  };
+}
+
+/**
+ * Step `classes`: the globals become our classes. `instanceof` holds both ways: our prototypes inherit
+ * from the native ones (so a runtime's own `instanceof` checks accept our streams), and our classes
+ * accept native instances through `Symbol.hasInstance`. The native prototypes' symbol-keyed members
+ * (engine internals such as inspect hooks or brand getters) are shadowed on ours, since they would fail
+ * on our objects.
+ */
+export function replaceClasses(tx: PatchTransaction): void {
+  const g = global();
+  const ours = api as unknown as Record<ClassName, AnyClass>;
+  for (const name of CLASS_NAMES) {
+    const Ours = ours[name];
+    // Recorded before it is read: some runtimes define these globals as accessors that replace themselves.
+    tx.record(g, name);
+    const NativeClass = g[name] as AnyClass | undefined;
+    if (NativeClass === Ours) continue;
+    if (typeof NativeClass === "function") linkToNative(tx, Ours, NativeClass);
+    tx.defineValue(g, name, Ours);
+  }
+}
+
+function linkToNative(tx: PatchTransaction, Ours: AnyClass, NativeClass: AnyClass): void {
+  const ourProto = Ours.prototype as object;
+  const nativeProto = NativeClass.prototype as object;
+  for (const key of Reflect.ownKeys(nativeProto)) {
+    if (typeof key !== "symbol" || Object.getOwnPropertyDescriptor(ourProto, key) !== undefined) continue;
+    tx.defineValue(ourProto, key, undefined, false);
+  }
+  tx.setPrototype(ourProto, nativeProto);
+  tx.defineValue(
+    Ours,
+    Symbol.hasInstance,
+    function hasInstance(this: Function, value: unknown): boolean {
+      // Subclasses inherit this static method: only the class itself also accepts native instances.
+      if (this !== Ours) return isInstance(this, value);
+      return isInstance(Ours, value) || isInstance(NativeClass, value);
+    },
+    false,
+  );
+}
+
+type PipeTo = (this: unknown, destination: unknown, options?: unknown) => Promise<undefined>;
+type PipeThrough = (this: unknown, transform: unknown, options?: unknown) => unknown;
+interface Pair {
+  readable: unknown;
+  writable: unknown;
+}
+
+function isPair(value: unknown): value is Pair {
+  return typeof value === "object" && value !== null;
+}
+
+/** A readable/writable pair with native sides replaced by shells (the pair itself when nothing is native). */
+function ourPair(transform: unknown): unknown {
+  if (!isPair(transform)) return transform;
+  const { readable, writable } = transform;
+  const nativeR = isNativeReadable(readable);
+  const nativeW = isNativeWritable(writable);
+  if (!nativeR && !nativeW) return transform;
+  return {
+    readable: nativeR ? readableShell(readable, false) : readable,
+    writable: nativeW ? writableShell(writable) : writable,
+  };
+}
+
+/**
+ * Step `pipes`: native and our streams pipe into each other. Our `pipeTo`/`pipeThrough` write into a
+ * native destination through a shell, and an untouched native body piped by ours is read by a
+ * default-stream shell; native `pipeTo`/`pipeThrough` with one of our destinations pipe from a shell of
+ * the native stream (one native read per chunk at the boundary, our pipe machinery after it).
+ */
+export function patchPipes(tx: PatchTransaction): void {
+  const ourProto = api.ReadableStream.prototype as unknown as { pipeTo: PipeTo; pipeThrough: PipeThrough };
+  const ourPipeTo = ourProto.pipeTo;
+  const ourPipeThrough = ourProto.pipeThrough;
+  tx.defineValue(ourProto, "pipeTo", function pipeTo(this: unknown, destination: unknown, options?: unknown) {
+    const dest = isNativeWritable(destination) ? writableShell(destination) : destination;
+    const writable = isOurWritable(dest) && !dest.locked;
+    const source = (writable && takeBodyForPipe(this, options)) || this;
+    return ourPipeTo.call(source, dest, options);
+  });
+  tx.defineValue(ourProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
+    const pair = ourPair(transform);
+    const writable = isPair(pair) && isOurWritable(pair.writable) && !pair.writable.locked && isOurReadable(pair.readable);
+    const source = (writable && takeBodyForPipe(this, options)) || this;
+    return ourPipeThrough.call(source, pair, options);
+  });
+
+  const NativeRS = Native.ReadableStream as { prototype: object } | undefined;
+  const nativeProto = (NativeRS === (api.ReadableStream as unknown) ? undefined : NativeRS?.prototype) as
+    | { pipeTo?: PipeTo; pipeThrough?: PipeThrough }
+    | undefined;
+  if (nativeProto === undefined) return;
+  const nativePipeTo = nativeProto.pipeTo;
+  const nativePipeThrough = nativeProto.pipeThrough;
+  if (typeof nativePipeTo !== "function" || typeof nativePipeThrough !== "function") return;
+  tx.defineValue(nativeProto, "pipeTo", function pipeTo(this: unknown, destination: unknown, options?: unknown) {
+    if (isOurWritable(destination) && isNativeReadable(this)) {
+      return ourPipeTo.call(readableShell(this, false), destination, options);
+    }
+    return nativePipeTo.call(this, destination, options);
+  });
+  tx.defineValue(nativeProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
+    if (isPair(transform) && (isOurWritable(transform.writable) || isOurReadable(transform.readable)) && isNativeReadable(this)) {
+      return ourPipeThrough.call(readableShell(this, false), ourPair(transform), options);
+    }
+    return nativePipeThrough.call(this, transform, options);
+  });
+}
+
+/**
+ * Step `bodies`: `Response.prototype.body` and `Request.prototype.body` return our streams: a native
+ * body is seen through a byte-stream shell (the same shell every time for the same body), which reads
+ * it only when read itself.
+ */
+export function patchBodyGetters(tx: PatchTransaction): void {
+  const shells = new WeakMap<object, api.ReadableStream>();
+  for (const name of ["Response", "Request"]) {
+    const proto = (global()[name] as { prototype?: object } | undefined)?.prototype;
+    if (proto === undefined) continue;
+    const original = Object.getOwnPropertyDescriptor(proto, "body");
+    const get = original?.get;
+    if (get === undefined) continue;
+    tx.defineAccessor(
+      proto,
+      "body",
+      function body(this: object) {
+        const stream: unknown = get.call(this);
+        if (!isNativeReadable(stream)) return stream;
+        let shell = shells.get(stream);
+        if (shell === undefined) {
+          shell = bodyShell(stream as globalThis.ReadableStream<Uint8Array>);
+          shells.set(stream, shell);
+        }
+        return shell;
+      } as (this: never) => unknown,
+      original!.set as ((this: never, value: never) => void) | undefined,
+    );
+  }
+}
+
+/** `init.body` replaced by the native stream for one of our streams (a copy of `init`; `init` itself otherwise). */
+function withNativeBody(init: unknown, context: string): unknown {
+  if (typeof init !== "object" || init === null) return init;
+  const body = (init as { body?: unknown }).body;
+  if (!isOurReadable(body)) return init;
+  // A shallow copy with the same own enumerable members, as the dictionary conversion reads them.
+  return { ...(init as object), body: toNativeBody(body, context) };
+}
+
+/**
+ * Step `body-init`: `new Response(ours)`, `new Request(url, { body: ours })` and
+ * `fetch(url, { body: ours })` hand the runtime a native stream reading ours (bytes checked, see
+ * `toNativeBody`), since a runtime's own body code reads native internals. `Response`/`Request` become
+ * proxies of the native classes whose construction converts the body first: the instances, the
+ * prototypes, the statics and `instanceof` are the native ones.
+ */
+export function patchBodyInit(tx: PatchTransaction): void {
+  const g = global();
+  for (const name of ["Response", "Request", "fetch"]) tx.record(g, name);
+  const NativeResponse = g["Response"] as (new (...args: unknown[]) => object) | undefined;
+  if (typeof NativeResponse === "function") {
+    const proxy: typeof NativeResponse = new Proxy(NativeResponse, {
+      construct(target, args, newTarget): object {
+        if (args.length > 0 && isOurReadable(args[0])) {
+          args = [toNativeBody(args[0], "Response"), ...args.slice(1)];
+        }
+        return Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object;
+      },
+    });
+    tx.defineValue(g, "Response", proxy);
+  }
+  const NativeRequest = g["Request"] as (new (...args: unknown[]) => object) | undefined;
+  if (typeof NativeRequest === "function") {
+    const proxy: typeof NativeRequest = new Proxy(NativeRequest, {
+      construct(target, args, newTarget): object {
+        if (args.length > 1) args = [args[0], withNativeBody(args[1], "Request"), ...args.slice(2)];
+        return Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object;
+      },
+    });
+    tx.defineValue(g, "Request", proxy);
+  }
+  const nativeFetch = g["fetch"] as ((...args: unknown[]) => Promise<unknown>) | undefined;
+  if (typeof nativeFetch === "function") {
+    tx.defineValue(g, "fetch", function fetch(this: unknown, input: unknown, init?: unknown) {
+      if (arguments.length < 2) return nativeFetch.call(this, input);
+      return nativeFetch.call(this, input, withNativeBody(init, "fetch"));
+    });
+  }
+}

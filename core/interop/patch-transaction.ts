@@ -1,0 +1,114 @@
+/**
+ * An all-or-nothing change of globals and prototypes: every property definition and prototype link is
+ * recorded with what to put back, steps are named, and a failing step puts everything back before the
+ * error (naming the step) is thrown. The adapters' `patchGlobalWebStreams()` are built on it.
+ * @module
+ */
+
+/** One property changed by a transaction, with what to put back (`undefined`: the property did not exist). */
+interface SavedProperty {
+  readonly target: object;
+  readonly key: PropertyKey;
+  readonly descriptor: PropertyDescriptor | undefined;
+}
+
+/** One [[Prototype]] changed by a transaction. */
+interface SavedPrototype {
+  readonly target: object;
+  readonly proto: object | null;
+}
+
+const getOwn = Object.getOwnPropertyDescriptor;
+const defineProperty = Object.defineProperty;
+const getPrototypeOf = Object.getPrototypeOf;
+const setPrototypeOf = Object.setPrototypeOf;
+
+function message(err: unknown): string {
+  if (typeof err === "object" && err !== null && "message" in err) return String((err as { message: unknown }).message);
+  return String(err);
+}
+
+/** A recorded, reversible set of changes to globals and prototypes. */
+export class PatchTransaction {
+  readonly #properties: SavedProperty[] = [];
+  readonly #prototypes: SavedPrototype[] = [];
+  readonly #label: string;
+
+  /** `label` names the operation in error messages (e.g. `"patchGlobalWebStreams (deno)"`). */
+  constructor(label: string) {
+    this.#label = label;
+  }
+
+  /**
+   * Runs one named step. If it throws, every change recorded so far (by this step and the ones before it)
+   * is put back, and an error of the same kind (`TypeError` stays `TypeError`) is thrown whose message
+   * names the step, with the original error as its `cause`.
+   */
+  step(name: string, fn: (tx: PatchTransaction) => void): void {
+    try {
+      fn(this);
+    } catch (err) {
+      this.restore();
+      const Ctor = err instanceof TypeError ? TypeError : Error;
+      throw new Ctor(`${this.#label} failed at step "${name}" and changed nothing: ${message(err)}`, { cause: err });
+    }
+  }
+
+  /** The own property descriptor of `target[key]` before this transaction first changed it. */
+  #save(target: object, key: PropertyKey): PropertyDescriptor | undefined {
+    const descriptor = getOwn(target, key);
+    this.#properties.push({ target, key, descriptor });
+    return descriptor;
+  }
+
+  /**
+   * Defines `target[key]` as a data property holding `value`, configurable, keeping the enumerability and
+   * writability of the property it replaces (new properties: not enumerable, `writable` as given).
+   */
+  defineValue(target: object, key: PropertyKey, value: unknown, writable = true): void {
+    const old = getOwn(target, key);
+    defineProperty(target, key, {
+      value,
+      writable: old !== undefined && "value" in old ? old.writable : writable,
+      enumerable: old?.enumerable ?? false,
+      configurable: true,
+    });
+    this.#properties.push({ target, key, descriptor: old });
+  }
+
+  /** Defines `target[key]` as an accessor (the replaced property's enumerability is kept). */
+  defineAccessor(target: object, key: PropertyKey, get: (this: never) => unknown, set?: (this: never, value: never) => void): void {
+    const old = getOwn(target, key);
+    defineProperty(target, key, { get, set, enumerable: old?.enumerable ?? false, configurable: true });
+    this.#properties.push({ target, key, descriptor: old });
+  }
+
+  /** Records `target[key]` so that {@link restore} puts it back, for a change made by other means. */
+  record(target: object, key: PropertyKey): PropertyDescriptor | undefined {
+    return this.#save(target, key);
+  }
+
+  /** Sets the [[Prototype]] of `target` (recorded). Throws a `TypeError` if the engine refuses. */
+  setPrototype(target: object, proto: object | null): void {
+    const old = getPrototypeOf(target) as object | null;
+    if (!Reflect.setPrototypeOf(target, proto)) throw new TypeError("the prototype of an object could not be changed");
+    this.#prototypes.push({ target, proto: old });
+  }
+
+  /** Puts back everything recorded, newest first, and forgets it. Safe to call more than once. */
+  restore(): void {
+    const properties = this.#properties;
+    const prototypes = this.#prototypes;
+    for (let i = prototypes.length - 1; i >= 0; i--) {
+      const { target, proto } = prototypes[i]!;
+      setPrototypeOf(target, proto);
+    }
+    for (let i = properties.length - 1; i >= 0; i--) {
+      const { target, key, descriptor } = properties[i]!;
+      if (descriptor === undefined) Reflect.deleteProperty(target, key);
+      else defineProperty(target, key, descriptor);
+    }
+    properties.length = 0;
+    prototypes.length = 0;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Our streams handed to the runtime's own APIs: a native ReadableStream that reads one of ours
+ * (`toNativeReadableStream`, part of the adapter contract), and the byte-checked variant used for bodies
+ * (`toNativeBody`: `new Response(ours)`, `new Request(url, { body: ours })`, `fetch(url, { body: ours })`).
+ * @module
+ */
+import type { ReadableStream, ReadableStreamDefaultReader } from "../../mod.ts";
+import { isNativeReadable, isOurReadable, Native } from "./natives.ts";
+import { takeNativeOfBodyShell } from "./native-shells.ts";
+import { readableStreamState } from "../../mod.ts";
+
+/**
+ * A native ReadableStream reading `stream` (see the contract's `ToNativeReadableStream`). `stream` is
+ * locked at once. The native stream has a high-water mark of 0: each native pull makes one read of
+ * `stream`, so nothing is read ahead of the native consumer. A native stream is returned as it is, and
+ * a body shell nothing has used yet gives back the native body it stands for.
+ */
+export function toNativeReadableStream<R>(stream: ReadableStream<R> | globalThis.ReadableStream<R>): globalThis.ReadableStream<R> {
+  if (isNativeReadable(stream)) return stream as globalThis.ReadableStream<R>;
+  const inner = takeNativeOfBodyShell(stream);
+  if (inner !== undefined) return inner as unknown as globalThis.ReadableStream<R>;
+  if (!isOurReadable(stream)) throw new TypeError("toNativeReadableStream: the argument must be a ReadableStream");
+  if (stream.locked) throw new TypeError("toNativeReadableStream: the stream is locked to a reader");
+  return nativeReading(stream.getReader() as ReadableStreamDefaultReader<R>, undefined);
+}
+
+/**
+ * The native stream a body made from `stream` reads: like {@link toNativeReadableStream}, but every chunk
+ * must be a BufferSource. A chunk that is not (a string, a number, an object) errors the native stream
+ * with a `TypeError` naming what was found, and cancels `stream` with that error; nothing is stringified.
+ * A Uint8Array goes through as it is; another BufferSource as a Uint8Array over the same bytes.
+ *
+ * A locked or disturbed `stream` gives a native stream in the same state, so the runtime throws its own
+ * error for it, exactly as it would for a native stream.
+ */
+export function toNativeBody(stream: ReadableStream<unknown>, context: string): globalThis.ReadableStream<Uint8Array> {
+  const inner = takeNativeOfBodyShell(stream);
+  if (inner !== undefined) return inner;
+  if (stream.locked) {
+    const locked = new Native.ReadableStream<Uint8Array>();
+    locked.getReader();
+    return locked;
+  }
+  if (readableStreamState(stream)?.disturbed === true) {
+    const disturbed = new Native.ReadableStream<Uint8Array>();
+    void disturbed.cancel();
+    return disturbed;
+  }
+  return nativeReading(stream.getReader() as ReadableStreamDefaultReader<unknown>, context) as globalThis.ReadableStream<Uint8Array>;
+}
+
+/** `a string`, `a number (42)`, `an object (Foo)`: what a bad chunk was, for error messages. */
+export function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  const type = typeof value;
+  if (type === "undefined") return "undefined";
+  if (type === "string") return "a string";
+  if (type === "object" || type === "function") {
+    if (Array.isArray(value)) return "an Array";
+    const ctor = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor;
+    const name = typeof ctor?.name === "string" && ctor.name !== "" ? ctor.name : "Object";
+    return type === "function" ? "a function" : `an object (${name})`;
+  }
+  return `a ${type} (${String(value)})`;
+}
+
+/** The chunk as a Uint8Array over the same bytes, or undefined if it is not a BufferSource. */
+function bytesOf(chunk: unknown): Uint8Array | undefined {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  if (typeof SharedArrayBuffer === "function" && chunk instanceof SharedArrayBuffer) return new Uint8Array(chunk);
+  return undefined;
+}
+
+/** A native stream (high-water mark 0) whose pulls read `reader`; `bodyContext` checks for byte chunks. */
+function nativeReading<R>(reader: ReadableStreamDefaultReader<R>, bodyContext: string | undefined): globalThis.ReadableStream<R> {
+  let controller!: ReadableStreamDefaultController<R>;
+  const onChunk = (result: ReadableStreamReadResult<R>): void => {
+    if (result.done) {
+      controller.close();
+      return;
+    }
+    let chunk = result.value as R;
+    if (bodyContext !== undefined) {
+      const bytes = bytesOf(chunk);
+      if (bytes === undefined) {
+        const err = new TypeError(`${bodyContext}: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found ${describeValue(chunk)}`);
+        controller.error(err);
+        void reader.cancel(err).then(undefined, () => {});
+        return;
+      }
+      chunk = bytes as R;
+    }
+    controller.enqueue(chunk);
+  };
+  return new Native.ReadableStream<R>(
+    {
+      start(c) {
+        controller = c;
+      },
+      pull() {
+        return reader.read().then(onChunk);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

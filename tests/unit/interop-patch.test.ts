@@ -1,0 +1,222 @@
+/**
+ * core/interop: the patch transaction (all or nothing, exact restore, the failing step named), the shared
+ * global patch built on it, the runtime check of the Node.js adapter on other runtimes, and
+ * toNativeReadableStream. Runs on every runtime.
+ *
+ *   node tests/unit/interop-patch.test.ts
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import * as fuse from "../../mod.ts";
+import { createGlobalPatch, CLASS_NAMES } from "../../core/interop/global-patch.ts";
+import { PatchTransaction } from "../../core/interop/patch-transaction.ts";
+import { toNativeReadableStream } from "../../core/interop/to-native.ts";
+import * as nodeAdapter from "../../adapters/node/mod.ts";
+
+const g = globalThis as unknown as Record<PropertyKey, unknown>;
+const runtime = "Deno" in g ? "Deno" : "Bun" in g ? "Bun" : "Node.js";
+const NativeRS = globalThis.ReadableStream;
+// Node.js loads undici (which adds a global symbol) on first use of fetch/Response: not the patch's doing.
+void g["fetch"];
+void g["Response"];
+
+type Snapshot = Map<string, unknown>;
+
+function describeProperty(d: PropertyDescriptor | undefined): unknown[] | string {
+  if (d === undefined) return "absent";
+  return [d.value, d.get, d.set, d.writable, d.enumerable, d.configurable];
+}
+
+/** Every property and prototype link the shared steps may touch. */
+function snapshot(): Snapshot {
+  const snap: Snapshot = new Map();
+  const own = (label: string, target: object | undefined): void => {
+    if (target === undefined) return;
+    for (const key of Reflect.ownKeys(target)) snap.set(`${label}.${String(key)}`, describeProperty(Object.getOwnPropertyDescriptor(target, key)));
+    snap.set(`${label}.[[Prototype]]`, Object.getPrototypeOf(target));
+  };
+  const ours = fuse as unknown as Record<string, { prototype: object }>;
+  for (const name of CLASS_NAMES) {
+    own(`ours.${name}`, ours[name]);
+    own(`ours.${name}.prototype`, ours[name]!.prototype);
+    const native = g[name] as { prototype: object } | undefined;
+    own(`native.${name}`, native);
+    own(`native.${name}.prototype`, native?.prototype);
+  }
+  own("Response.prototype", (g["Response"] as { prototype: object } | undefined)?.prototype);
+  own("Request.prototype", (g["Request"] as { prototype: object } | undefined)?.prototype);
+  // After the reads above: some runtimes (Node.js 20) define these as accessors that replace themselves.
+  for (const name of [...CLASS_NAMES, "Response", "Request", "fetch"]) {
+    snap.set(`globalThis.${name}`, describeProperty(Object.getOwnPropertyDescriptor(globalThis, name)));
+  }
+  for (const sym of Object.getOwnPropertySymbols(globalThis)) {
+    snap.set(`globalThis.${String(sym)}`, describeProperty(Object.getOwnPropertyDescriptor(globalThis, sym)));
+  }
+  return snap;
+}
+
+function changed(before: Snapshot, after: Snapshot): string[] {
+  const out: string[] = [];
+  for (const key of new Set([...before.keys(), ...after.keys()])) {
+    const a = before.get(key);
+    const b = after.get(key);
+    const same = Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((v, i) => Object.is(v, b[i])) : Object.is(a, b);
+    if (!same) out.push(key);
+  }
+  return out;
+}
+
+test("PatchTransaction: a failing step puts back every earlier change and names the step", () => {
+  const target: Record<string, unknown> = { kept: 1 };
+  Object.defineProperty(target, "ro", { value: "x", writable: false, enumerable: false, configurable: true });
+  const proto = { p: 1 };
+  const obj = Object.create(proto) as object;
+  const tx = new PatchTransaction("test patch");
+  tx.step("first", (t) => {
+    t.defineValue(target, "kept", 2);
+    t.defineValue(target, "added", 3);
+    t.defineValue(target, "ro", "y");
+    t.setPrototype(obj, null);
+  });
+  assert.is(target["kept"], 2);
+  assert.is(Object.getPrototypeOf(obj), null);
+  const cause = new RangeError("boom");
+  let caught: unknown;
+  try {
+    tx.step("second step", (t) => {
+      t.defineAccessor(target, "kept", () => 9);
+      throw cause;
+    });
+  } catch (err) {
+    caught = err;
+  }
+  assert.instance(caught, Error);
+  assert.match((caught as Error).message, /test patch failed at step "second step"/);
+  assert.match((caught as Error).message, /boom/);
+  assert.is((caught as Error).cause, cause);
+  assert.equal(Object.getOwnPropertyDescriptor(target, "kept"), { value: 1, writable: true, enumerable: true, configurable: true });
+  assert.not.ok("added" in target);
+  assert.equal(Object.getOwnPropertyDescriptor(target, "ro"), { value: "x", writable: false, enumerable: false, configurable: true });
+  assert.is(Object.getPrototypeOf(obj), proto);
+});
+
+test("PatchTransaction: a TypeError stays a TypeError; a non-configurable property fails its step", () => {
+  const target = {};
+  Object.defineProperty(target, "fixed", { value: 1, configurable: false });
+  const tx = new PatchTransaction("t");
+  assert.throws(
+    () => tx.step("fixed", (t) => t.defineValue(target, "fixed", 2)),
+    (err: unknown) => err instanceof TypeError && /step "fixed"/.test((err as Error).message),
+  );
+});
+
+test(`createGlobalPatch: the shared steps, then a failing step: everything is put back exactly (${runtime})`, () => {
+  const before = snapshot();
+  const patch = createGlobalPatch({
+    runtime: "edge",
+    checkRuntime: () => undefined,
+    after: [
+      {
+        name: "planted failure",
+        run: () => {
+          // The shared steps ran (or one of them failed first): either way nothing may be left changed.
+          throw new Error("planted");
+        },
+      },
+    ],
+  });
+  let caught: unknown;
+  try {
+    patch.patchGlobalWebStreams();
+  } catch (err) {
+    caught = err;
+  }
+  assert.instance(caught, Error);
+  assert.match((caught as Error).message, /failed at step "[^"]+"/);
+  assert.not.ok(patch.isGlobalWebStreamsPatched());
+  assert.equal(changed(before, snapshot()), []);
+  assert.is(globalThis.ReadableStream, NativeRS);
+});
+
+test(`createGlobalPatch: a runtime check that fails changes nothing and says why (${runtime})`, () => {
+  const before = snapshot();
+  const patch = createGlobalPatch({ runtime: "bun", checkRuntime: () => "not this runtime" });
+  assert.throws(() => patch.patchGlobalWebStreams(), (err: unknown) => err instanceof TypeError && /not this runtime/.test((err as Error).message));
+  assert.equal(changed(before, snapshot()), []);
+});
+
+test(`the Node.js adapter's patch on ${runtime}: ${runtime === "Node.js" ? "patches and unpatches exactly" : "fails at once, naming the runtime, and changes nothing"}`, () => {
+  const before = snapshot();
+  if (runtime === "Node.js") {
+    nodeAdapter.patchGlobalWebStreams();
+    try {
+      assert.is(globalThis.ReadableStream as unknown, fuse.ReadableStream);
+      assert.ok(nodeAdapter.isGlobalWebStreamsPatched());
+    } finally {
+      nodeAdapter.unpatchGlobalWebStreams();
+    }
+  } else {
+    assert.throws(
+      () => nodeAdapter.patchGlobalWebStreams(),
+      (err: unknown) => err instanceof TypeError && /for Node\.js/.test((err as Error).message) && new RegExp(runtime).test((err as Error).message),
+    );
+  }
+  assert.not.ok(nodeAdapter.isGlobalWebStreamsPatched());
+  assert.equal(changed(before, snapshot()), []);
+});
+
+test("toNativeReadableStream: a native stream reading ours, chunks unchanged, backpressure kept", async () => {
+  let pulls = 0;
+  const objects = [{ a: 1 }, "two", 3];
+  const ours = new fuse.ReadableStream<unknown>(
+    {
+      pull(c) {
+        if (pulls === objects.length) c.close();
+        else c.enqueue(objects[pulls]);
+        pulls++;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const native = toNativeReadableStream(ours);
+  assert.ok(native instanceof NativeRS);
+  assert.ok(ours.locked);
+  await new Promise((r) => setTimeout(r, 5));
+  assert.is(pulls, 0, "nothing is read before the native consumer reads");
+  const reader = native.getReader();
+  const first = await reader.read();
+  assert.is(first.value, objects[0], "the same object, not a copy");
+  assert.ok(pulls <= 2, `read ahead at most one chunk (pulls: ${pulls})`);
+  assert.is((await reader.read()).value, "two");
+  assert.is((await reader.read()).value, 3);
+  assert.ok((await reader.read()).done);
+  assert.is(toNativeReadableStream(native), native, "a native stream is returned as it is");
+});
+
+test("toNativeReadableStream: errors and cancel propagate with identity both ways", async () => {
+  const boom = new Error("boom");
+  const erroring = new fuse.ReadableStream({
+    pull(c) {
+      c.error(boom);
+    },
+  });
+  const n1 = toNativeReadableStream(erroring);
+  await n1.getReader().read().then(
+    () => assert.unreachable("should reject"),
+    (err: unknown) => assert.is(err, boom),
+  );
+  let cancelReason: unknown;
+  const cancellable = new fuse.ReadableStream({
+    cancel(reason) {
+      cancelReason = reason;
+    },
+  });
+  const n2 = toNativeReadableStream(cancellable);
+  const reason = { why: "stop" };
+  await n2.cancel(reason);
+  assert.is(cancelReason, reason);
+  assert.throws(() => toNativeReadableStream(cancellable), TypeError, "a locked stream is rejected");
+  assert.throws(() => toNativeReadableStream({} as fuse.ReadableStream), TypeError);
+});
+
+test.run();

@@ -377,7 +377,7 @@ for (const r of sourceRuns) {
   const wptDir = process.env["WPT_DIR"];
   const runner = rootPath("tests", "wpt", "run.ts");
   if (!wptDir) {
-    console.log("\nWPT skipped: WPT_DIR not set");
+    console.log("\nWPT skipped: WPT_DIR not set (get the suite with `npm run wpt:fetch -- --dir=<folder>`, then set WPT_DIR=<folder>; see tests/wpt/README.md)");
   } else if (!existsSync(runner)) {
     console.log(`\nWPT skipped: tests/wpt/run.ts not found (WPT_DIR=${wptDir})`);
   } else {

@@ -1,17 +1,17 @@
 /**
- * Checks a WPT_DIR against shared/wpt/MANIFEST.txt: every listed file present with the listed number of
+ * Checks a WPT_DIR against tests/wpt/MANIFEST.txt: every listed file present with the listed number of
  * characters (Unicode code points), plus the two requirements of the manifest's header notes
  * (test-utils.js defines assert_typed_array_equals; recording-streams.js passes `type: extras.type`).
  *
  *   WPT_DIR=/path/to/wpt node tests/wpt/check-dir.ts [path/to/MANIFEST.txt]
  *
- * Default manifest: ../shared/wpt/MANIFEST.txt next to the repository. Exits 1 when something is missing.
+ * Default manifest: tests/wpt/MANIFEST.txt. Exits 1 when something is missing.
  * @module
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
-import { ROOT } from "../../scripts/lib.ts";
+import { countChars, MANIFEST, readManifest } from "./manifest.ts";
 
 const wptEnv = process.env["WPT_DIR"];
 if (!wptEnv) {
@@ -19,26 +19,22 @@ if (!wptEnv) {
   process.exit(2);
 }
 const wptDir = resolve(wptEnv);
-const manifest = resolve(process.argv[2] ?? join(ROOT, "..", "shared", "wpt", "MANIFEST.txt"));
+const manifest = resolve(process.argv[2] ?? MANIFEST);
 if (!existsSync(manifest)) {
   console.error(`check-dir: manifest not found at ${manifest}`);
   process.exit(2);
 }
 
 const problems: string[] = [];
-let rows = 0;
-for (const line of readFileSync(manifest, "utf8").split("\n")) {
-  if (line.trim() === "" || line.startsWith("#")) continue;
-  const [path, repo, , commit, chars] = line.split("\t");
-  if (path === undefined || chars === undefined) continue;
-  rows++;
+const rows = readManifest(manifest);
+for (const { path, repo, commit, chars } of rows) {
   const file = join(wptDir, path);
   if (!existsSync(file)) {
     problems.push(`missing ${path} (from ${repo} at ${commit})`);
     continue;
   }
-  const count = [...readFileSync(file, "utf8")].length;
-  if (count !== Number(chars)) problems.push(`${path}: ${count} characters, manifest says ${chars}`);
+  const count = countChars(readFileSync(file, "utf8"));
+  if (count !== chars) problems.push(`${path}: ${count} characters, manifest says ${chars}`);
 }
 
 const testUtils = join(wptDir, "streams", "resources", "test-utils.js");
@@ -52,5 +48,5 @@ if (existsSync(recording) && !readFileSync(recording, "utf8").includes("type: ex
 }
 
 for (const problem of problems) console.log(`  ${problem}`);
-console.log(`${rows} manifest rows checked in ${wptDir}: ${problems.length === 0 ? "OK" : `${problems.length} problem(s)`}`);
+console.log(`${rows.length} manifest rows checked in ${wptDir}: ${problems.length === 0 ? "OK" : `${problems.length} problem(s)`}`);
 process.exit(problems.length === 0 ? 0 : 1);

@@ -337,7 +337,7 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const wptEnv = process.env["WPT_DIR"];
   if (!wptEnv) {
-    console.log("WPT skipped: set WPT_DIR to a WPT checkout (see shared/wpt/MANIFEST.txt and tests/wpt/README.md)");
+    console.log("WPT skipped: WPT_DIR not set (get the suite with `npm run wpt:fetch -- --dir=<folder>`, then set WPT_DIR=<folder>; see tests/wpt/README.md)");
     return;
   }
   const wptDir = resolve(wptEnv);

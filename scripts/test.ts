@@ -9,12 +9,13 @@
  *                     itself ("fusestreams", "fusestreams/<rt>", i.e. dist/ through package.json exports);
  *                     plus a consumer type check of dist/*.d.ts (moduleResolution nodenext and bundler)
  *   5. source         the uvu suite against the TypeScript source on Node 22, Node 26, Deno and Bun
- *   6. deno publish --dry-run --allow-dirty (JSR slow-type check), npm pack --dry-run (+ file list check)
+ *   6. deno publish --dry-run --allow-dirty (JSR slow-type check), npm pack --dry-run (+ file list check),
+ *      size budget (scripts/size.ts: the edge entry bundled by esbuild --bundle --minify, gzip)
  *   7. WPT            only when WPT_DIR is set and tests/wpt/run.ts exists: run.ts --impl=ours per runtime
  *
  * Counting, for the last line "N passed, M failed": every uvu test in every runtime run counts once
  * (7 smoke tests x 5 runtimes = 35), and every other step counts once (typecheck x3, exports, build,
- * check-dist, dist types, deno publish, npm pack, and each WPT runtime run when WPT_DIR is set).
+ * check-dist, dist types, deno publish, npm pack, size budget, and each WPT runtime run when WPT_DIR is set).
  * A uvu run that crashes before printing its totals counts as one failure; skipped tests count in
  * neither number. The exit code is non-zero when anything failed.
  *
@@ -27,6 +28,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { build } from "./build.ts";
+import { checkSizeBudget } from "./size.ts";
 import { allTargets, checkExports } from "./check-exports.ts";
 import {
   ADAPTERS,
@@ -369,6 +371,19 @@ for (const r of sourceRuns) {
     }
   }
   recordStep("npm pack --dry-run", ok, result.ms);
+}
+
+{
+  header("size budget: the edge entry, esbuild --bundle --minify --platform=neutral, gzip", V.esbuild);
+  const [ok, ms] = await timed(async () => {
+    try {
+      return await checkSizeBudget();
+    } catch (err) {
+      console.error(errorText(err));
+      return false;
+    }
+  });
+  recordStep("size budget", ok, ms);
 }
 
 // 7. WPT

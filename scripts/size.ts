@@ -1,0 +1,152 @@
+/**
+ * Bundle size of the edge entry, as issue 19 measures it: `esbuild --bundle --minify --platform=neutral` of
+ * the TypeScript source adapters/edge/mod.ts (what a worker or browser bundler makes of it), then gzip
+ * (default level, as `gzip` does). Also measured: bundles that import only some classes from it, to show
+ * that tree-shaking drops what a user does not import (package.json says `"sideEffects": false`).
+ *
+ *   node scripts/size.ts               the table and the budget check (exit code 1 when over budget)
+ *   node scripts/size.ts --modules     also each module's share: how many gzip bytes the full bundle loses
+ *                                      without it (minified again without that module's code)
+ *   node scripts/size.ts --budget=N    check against N bytes instead of EDGE_GZIP_BUDGET (to see it fail)
+ *
+ * `npm test` runs the budget check as its own step.
+ * @module
+ */
+import * as esbuild from "esbuild";
+import { resolve } from "node:path";
+import process from "node:process";
+import { gzipSync } from "node:zlib";
+import { isMain, ROOT, rootPath } from "./lib.ts";
+
+/**
+ * The budget: gzip bytes of the whole edge entry. The suite fails when the bundle grows past it. Issue 19's
+ * target is 12,288 (12 KiB); see EDGE_GZIP_TARGET. Raise this only knowingly, with the measurement.
+ */
+export const EDGE_GZIP_BUDGET = 23_000;
+/** Issue 19's goal for the edge entry (gzip bytes), printed next to the budget. */
+export const EDGE_GZIP_TARGET = 12_288;
+
+const EDGE = "adapters/edge/mod.ts";
+
+/** One measured bundle. */
+export interface SizeRow {
+  label: string;
+  minified: number;
+  gzip: number;
+}
+
+function gzipSize(code: Uint8Array | string): number {
+  return gzipSync(code).byteLength;
+}
+
+/** `esbuild --bundle --minify --platform=neutral` of an entry file, or of `contents` importing from the root. */
+async function bundle(entry: { file: string } | { contents: string }, ignoreSideEffectsFlag = false): Promise<esbuild.BuildResult> {
+  return esbuild.build({
+    absWorkingDir: ROOT,
+    ...("file" in entry
+      ? { entryPoints: [rootPath(entry.file)] }
+      : { stdin: { contents: entry.contents, resolveDir: ROOT, loader: "ts" as const, sourcefile: "size-entry.ts" } }),
+    bundle: true,
+    minify: true,
+    platform: "neutral",
+    format: "esm",
+    write: false,
+    logLevel: "warning",
+    plugins: ignoreSideEffectsFlag ? [everyModuleMayHaveSideEffects] : [],
+  });
+}
+
+/**
+ * Resolves every relative import as a module that may have side effects, overriding package.json's
+ * `"sideEffects": false`: esbuild then keeps each top-level statement it cannot prove pure, so an import for
+ * side effects alone shows what module-level code does (nothing, for `sideEffects: false` to be true).
+ */
+const everyModuleMayHaveSideEffects: esbuild.Plugin = {
+  name: "every-module-may-have-side-effects",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.?\// }, (args) => ({ path: resolve(args.resolveDir, args.path), sideEffects: true }));
+  },
+};
+
+function row(label: string, result: esbuild.BuildResult): SizeRow {
+  const code = result.outputFiles![0]!.contents;
+  return { label, minified: code.byteLength, gzip: gzipSize(code) };
+}
+
+/** The full edge entry and the partial imports from it. */
+export async function measureEdge(): Promise<SizeRow[]> {
+  const only = (names: string) => ({ contents: `export { ${names} } from "./${EDGE}";` });
+  const jobs: [string, { file: string } | { contents: string }][] = [
+    [`${EDGE} (everything)`, { file: EDGE }],
+    ["only ReadableStream, WritableStream, TransformStream", only("ReadableStream, WritableStream, TransformStream")],
+    ["only ReadableStream", only("ReadableStream")],
+    ["only TransformStream", only("TransformStream")],
+    ["only WritableStream", only("WritableStream")],
+  ];
+  const rows = await Promise.all(jobs.map(async ([label, entry]) => row(label, await bundle(entry))));
+  const sideEffectsOnly = await bundle({ contents: `import "./${EDGE}";` }, true);
+  rows.push(row('import for side effects only, "sideEffects" flag ignored', sideEffectsOnly));
+  return rows;
+}
+
+/**
+ * Each module's share of the full edge bundle: the gzip (and minified) bytes the bundle loses when that
+ * module's code is left out and the rest minified again. Shares are not additive (gzip finds repeats across
+ * modules), but they rank where the bytes go.
+ */
+export async function moduleShares(): Promise<{ module: string; gzip: number; minified: number }[]> {
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: [rootPath(EDGE)],
+    bundle: true,
+    platform: "neutral",
+    format: "esm",
+    write: false,
+    logLevel: "warning",
+  });
+  // Unminified, esbuild starts each module's code with a `// path` comment. The final export list goes
+  // (it would name what a left-out module declared); transform() does not tree-shake, so nothing else drops.
+  const text = result.outputFiles![0]!.text.replace(/\nexport \{[^}]*\};\s*$/, "\n");
+  const parts = text.split(/^(?=\/\/ [\w./-]+\.ts\n)/m);
+  const minify = async (code: string) => (await esbuild.transform(code, { minify: true, format: "esm", loader: "js" })).code;
+  const full = await minify(parts.join(""));
+  const fullGzip = gzipSize(full);
+  const shares = [];
+  for (let i = 0; i < parts.length; i++) {
+    const name = /^\/\/ (\S+)/.exec(parts[i]!)?.[1];
+    if (name === undefined) continue;
+    const rest = await minify(parts.filter((_, j) => j !== i).join(""));
+    shares.push({ module: name, gzip: fullGzip - gzipSize(rest), minified: full.length - rest.length });
+  }
+  return shares.sort((a, b) => b.gzip - a.gzip);
+}
+
+/** Prints the table; returns whether the full edge entry is within `budget` gzip bytes. */
+export async function checkSizeBudget(budget: number = EDGE_GZIP_BUDGET): Promise<boolean> {
+  const rows = await measureEdge();
+  const width = Math.max(...rows.map((r) => r.label.length));
+  console.log(`esbuild ${esbuild.version} --bundle --minify --platform=neutral, then gzip (bytes):`);
+  for (const r of rows) {
+    console.log(`  ${r.label.padEnd(width)}  ${String(r.minified).padStart(7)} min  ${String(r.gzip).padStart(7)} gzip`);
+  }
+  const edge = rows[0]!;
+  const ok = edge.gzip <= budget;
+  console.log(
+    `size budget: ${EDGE} is ${edge.gzip} bytes gzip, budget ${budget} (${ok ? "within" : "OVER"}; ` +
+      `issue 19's target ${EDGE_GZIP_TARGET}: ${edge.gzip <= EDGE_GZIP_TARGET ? "met" : `${edge.gzip - EDGE_GZIP_TARGET} bytes to go`})`,
+  );
+  if (!ok) console.error(`size budget: the edge bundle grew ${edge.gzip - budget} bytes past the budget`);
+  return ok;
+}
+
+if (isMain(import.meta.url)) {
+  const budgetArg = process.argv.find((a) => a.startsWith("--budget="));
+  const ok = await checkSizeBudget(budgetArg ? Number(budgetArg.slice("--budget=".length)) : EDGE_GZIP_BUDGET);
+  if (process.argv.includes("--modules")) {
+    console.log("\nmodule shares of the full edge bundle (bytes lost without the module; not additive):");
+    for (const s of await moduleShares()) {
+      console.log(`  ${String(s.gzip).padStart(6)} gzip ${String(s.minified).padStart(7)} min  ${s.module}`);
+    }
+  }
+  if (!ok) process.exitCode = 1;
+}

@@ -7,7 +7,8 @@
  *   node scripts/size.ts               the table and the budget check (exit code 1 when over budget)
  *   node scripts/size.ts --modules     also each module's share: how many gzip bytes the full bundle loses
  *                                      without it (minified again without that module's code)
- *   node scripts/size.ts --budget=N    check against N bytes instead of EDGE_GZIP_BUDGET (to see it fail)
+ *   node scripts/size.ts --budget=N    check the whole edge entry against N bytes instead of its budget in
+ *                                      GZIP_BUDGETS (to see the check fail)
  *
  * `npm test` runs the budget check as its own step.
  * @module
@@ -18,15 +19,23 @@ import process from "node:process";
 import { gzipSync } from "node:zlib";
 import { isMain, ROOT, rootPath } from "./lib.ts";
 
-/**
- * The budget: gzip bytes of the whole edge entry. The suite fails when the bundle grows past it. Issue 19's
- * target is 12,288 (12 KiB); see EDGE_GZIP_TARGET. Raise this only knowingly, with the measurement.
- */
-export const EDGE_GZIP_BUDGET = 23_000;
-/** Issue 19's goal for the edge entry (gzip bytes), printed next to the budget. */
-export const EDGE_GZIP_TARGET = 12_288;
-
 const EDGE = "adapters/edge/mod.ts";
+const ALL_LABEL = `${EDGE} (everything)`;
+const CLASSES_LABEL = "only ReadableStream, WritableStream, TransformStream";
+
+/**
+ * The budgets, in gzip bytes: the whole edge entry (the standard, fusion, the extras and the global patch),
+ * and the three stream classes alone (the core without the patch, so that growth of the core and of the
+ * patch machinery show separately). The suite fails when a bundle grows past its budget; raise one only
+ * knowingly, with the measurement in the commit message. Issue 19's target for the whole entry is
+ * EDGE_GZIP_TARGET.
+ */
+export const GZIP_BUDGETS: Readonly<Record<string, number>> = {
+  [ALL_LABEL]: 23_040,
+  [CLASSES_LABEL]: 18_800,
+};
+/** Issue 19's goal for the whole edge entry (gzip bytes), printed next to the budget. */
+export const EDGE_GZIP_TARGET = 12_288;
 
 /** One measured bundle. */
 export interface SizeRow {
@@ -77,8 +86,8 @@ function row(label: string, result: esbuild.BuildResult): SizeRow {
 export async function measureEdge(): Promise<SizeRow[]> {
   const only = (names: string) => ({ contents: `export { ${names} } from "./${EDGE}";` });
   const jobs: [string, { file: string } | { contents: string }][] = [
-    [`${EDGE} (everything)`, { file: EDGE }],
-    ["only ReadableStream, WritableStream, TransformStream", only("ReadableStream, WritableStream, TransformStream")],
+    [ALL_LABEL, { file: EDGE }],
+    [CLASSES_LABEL, only("ReadableStream, WritableStream, TransformStream")],
     ["only ReadableStream", only("ReadableStream")],
     ["only TransformStream", only("TransformStream")],
     ["only WritableStream", only("WritableStream")],
@@ -121,27 +130,35 @@ export async function moduleShares(): Promise<{ module: string; gzip: number; mi
   return shares.sort((a, b) => b.gzip - a.gzip);
 }
 
-/** Prints the table; returns whether the full edge entry is within `budget` gzip bytes. */
-export async function checkSizeBudget(budget: number = EDGE_GZIP_BUDGET): Promise<boolean> {
+/**
+ * Prints the table; returns whether every budgeted bundle is within its budget. `edgeBudget` replaces the
+ * whole entry's budget (`--budget=N`, to see the check fail).
+ */
+export async function checkSizeBudget(edgeBudget: number = GZIP_BUDGETS[ALL_LABEL]!): Promise<boolean> {
+  const budgets: Record<string, number> = { ...GZIP_BUDGETS, [ALL_LABEL]: edgeBudget };
   const rows = await measureEdge();
   const width = Math.max(...rows.map((r) => r.label.length));
   console.log(`esbuild ${esbuild.version} --bundle --minify --platform=neutral, then gzip (bytes):`);
+  let ok = true;
   for (const r of rows) {
-    console.log(`  ${r.label.padEnd(width)}  ${String(r.minified).padStart(7)} min  ${String(r.gzip).padStart(7)} gzip`);
+    const budget = budgets[r.label];
+    const over = budget !== undefined && r.gzip > budget;
+    if (over) ok = false;
+    const note = budget === undefined ? "" : `  budget ${budget}${over ? `: OVER by ${r.gzip - budget}` : ""}`;
+    console.log(`  ${r.label.padEnd(width)}  ${String(r.minified).padStart(7)} min  ${String(r.gzip).padStart(7)} gzip${note}`);
   }
-  const edge = rows[0]!;
-  const ok = edge.gzip <= budget;
+  const edge = rows[0]!.gzip;
   console.log(
-    `size budget: ${EDGE} is ${edge.gzip} bytes gzip, budget ${budget} (${ok ? "within" : "OVER"}; ` +
-      `issue 19's target ${EDGE_GZIP_TARGET}: ${edge.gzip <= EDGE_GZIP_TARGET ? "met" : `${edge.gzip - EDGE_GZIP_TARGET} bytes to go`})`,
+    `size budget: ${ok ? "within" : "OVER"}; issue 19's target for ${EDGE}, ${EDGE_GZIP_TARGET} bytes gzip: ` +
+      (edge <= EDGE_GZIP_TARGET ? "met" : `not met (${edge - EDGE_GZIP_TARGET} bytes over)`),
   );
-  if (!ok) console.error(`size budget: the edge bundle grew ${edge.gzip - budget} bytes past the budget`);
+  if (!ok) console.error("size budget: a bundle grew past its budget (scripts/size.ts, GZIP_BUDGETS)");
   return ok;
 }
 
 if (isMain(import.meta.url)) {
   const budgetArg = process.argv.find((a) => a.startsWith("--budget="));
-  const ok = await checkSizeBudget(budgetArg ? Number(budgetArg.slice("--budget=".length)) : EDGE_GZIP_BUDGET);
+  const ok = await checkSizeBudget(budgetArg ? Number(budgetArg.slice("--budget=".length)) : undefined);
   if (process.argv.includes("--modules")) {
     console.log("\nmodule shares of the full edge bundle (bytes lost without the module; not additive):");
     for (const s of await moduleShares()) {

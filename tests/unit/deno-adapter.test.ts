@@ -1,0 +1,158 @@
+/**
+ * Deno adapter (fusestreams/deno) on real Deno: the shared runtime-adapter cases with `Deno.serve` on
+ * 127.0.0.1 (tests/unit/runtime-adapter-suite.ts), plus Deno's own resource-backed streams:
+ * `FsFile.readable` / `.writable` meeting ours, and native streams handed back untouched when they pass
+ * through a fusestreams shell unread (so `Deno.serve` keeps sending them from the resource).
+ *
+ * On other runtimes only the "wrong runtime" case runs; the rest is skipped with a message.
+ *
+ *   deno run -A tests/unit/deno-adapter.test.ts
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import * as deno from "../../adapters/deno/mod.ts";
+import {
+  bounded,
+  collectText,
+  counter,
+  currentRuntime,
+  type LoopbackServer,
+  renderRows,
+  runtimeAdapterSuite,
+  type Serve,
+} from "./runtime-adapter-suite.ts";
+
+/** The parts of the `Deno` namespace these tests use (Deno's types are not part of this project's tsconfig). */
+interface DenoFile {
+  readonly readable: ReadableStream<Uint8Array>;
+  readonly writable: WritableStream<Uint8Array>;
+  close(): void;
+}
+interface DenoNamespace {
+  serve(
+    options: { hostname: string; port: number; onListen?: (addr: { port: number }) => void },
+    handler: (request: Request) => Response | Promise<Response>,
+  ): { addr: { port: number }; finished: Promise<void>; shutdown(): Promise<void> };
+  makeTempDir(): Promise<string>;
+  writeFile(path: string, data: Uint8Array): Promise<void>;
+  readFile(path: string): Promise<Uint8Array>;
+  open(path: string, options?: { read?: boolean; write?: boolean; create?: boolean; truncate?: boolean }): Promise<DenoFile>;
+  remove(path: string, options?: { recursive?: boolean }): Promise<void>;
+}
+
+const Deno = (globalThis as unknown as { Deno?: DenoNamespace }).Deno;
+const onDeno = currentRuntime === "Deno" && Deno !== undefined;
+
+const serve: Serve | undefined = onDeno
+  ? async (handler) => {
+      const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, handler);
+      const stopped: LoopbackServer = {
+        url: `http://127.0.0.1:${server.addr.port}`,
+        async stop() {
+          await server.shutdown();
+        },
+      };
+      return stopped;
+    }
+  : undefined;
+
+runtimeAdapterSuite({ runtime: "Deno", adapter: deno, serve });
+
+// ---- Deno's resource-backed streams
+
+const NativeResponseBody = Object.getOwnPropertyDescriptor(Response.prototype, "body")!.get!;
+/** The body a Response holds, as Deno's own getter returns it (whatever a patch does to `body`). */
+const nativeBodyOf = (r: Response): unknown => NativeResponseBody.call(r);
+
+const denoTest = (name: string, fn: (d: DenoNamespace, dir: string) => Promise<void>): void => {
+  if (!onDeno) {
+    test.skip(`deno: ${name}`, () => undefined);
+    return;
+  }
+  test(`deno: ${name}`, async () => {
+    const dir = await Deno.makeTempDir();
+    try {
+      await bounded(fn(Deno, dir), name);
+    } finally {
+      deno.unpatchGlobalWebStreams();
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+};
+
+async function tempFile(d: DenoNamespace, dir: string, text: string): Promise<string> {
+  const path = `${dir}/page.html`;
+  await d.writeFile(path, new TextEncoder().encode(text));
+  return path;
+}
+
+denoTest("FsFile.readable pipes through ours; ours pipes into FsFile.writable (patch on)", async (d, dir) => {
+  const text = renderRows(2000).join("");
+  const path = await tempFile(d, dir, text);
+  deno.patchGlobalWebStreams();
+  const file = await d.open(path);
+  const count = counter();
+  assert.is(await collectText(file.readable.pipeThrough(count.stream)), text);
+  assert.ok(count.chunks >= 1);
+
+  const out = `${path}.copy`;
+  const target = await d.open(out, { write: true, create: true, truncate: true });
+  const source = await d.open(path);
+  await source.readable.pipeThrough(counter().stream).pipeTo(target.writable);
+  assert.is(new TextDecoder().decode(await d.readFile(out)), text, "file -> ours -> file");
+});
+
+denoTest("a resource-backed stream passed through unread is handed back native (Response, toNativeReadableStream)", async (d, dir) => {
+  const text = renderRows(500).join("");
+  const path = await tempFile(d, dir, text);
+  deno.patchGlobalWebStreams();
+  const file = await d.open(path);
+  const native = file.readable;
+  const first = new Response(native);
+  assert.is(nativeBodyOf(first), native, "new Response(native) keeps the native stream");
+  const shell = first.body!;
+  assert.ok(shell instanceof deno.ReadableStream, "the body is seen through one of ours");
+  assert.is(deno.toNativeReadableStream(shell), native, "toNativeReadableStream(unread shell) is the native stream");
+  const second = new Response(shell);
+  assert.is(nativeBodyOf(second), native, "new Response(unread shell) holds the native stream itself");
+  assert.is(await second.text(), text);
+
+  // read once: no longer handed back
+  const f2 = await d.open(path);
+  const shell2 = new Response(f2.readable).body!;
+  const reader = shell2.getReader();
+  await reader.read();
+  reader.releaseLock();
+  assert.throws(() => new Response(shell2), (e: unknown) => e instanceof TypeError, "a disturbed shell is rejected");
+});
+
+denoTest("Deno.serve sends a file, echoes a request body and proxies a fetch body: exact bytes, native streams handed back", async (d, dir) => {
+  const text = renderRows(1500).join("");
+  const path = await tempFile(d, dir, text);
+  deno.patchGlobalWebStreams();
+  const handedBack: boolean[] = [];
+  const server = await serve!(async (req) => {
+    const url = new URL(req.url);
+    if (url.pathname === "/file") return new Response((await d.open(path)).readable);
+    if (url.pathname === "/echo") {
+      const r = new Response(req.body);
+      handedBack.push(deno.toNativeReadableStream(req.body!) === nativeBodyOf(r));
+      return r;
+    }
+    const upstream = await fetch(`${url.origin}/file`);
+    const r = new Response(upstream.body);
+    handedBack.push(nativeBodyOf(r) === nativeBodyOf(upstream));
+    return r;
+  });
+  try {
+    assert.is(await (await fetch(`${server.url}/file`)).text(), text, "file");
+    const echoed = await fetch(`${server.url}/echo`, { method: "POST", body: new Blob([text]).stream(), duplex: "half" } as RequestInit);
+    assert.is(await echoed.text(), text, "echo");
+    assert.is(await (await fetch(`${server.url}/proxy`)).text(), text, "proxy");
+    assert.equal(handedBack, [true, true], "the echoed and proxied bodies are the native streams themselves");
+  } finally {
+    await server.stop();
+  }
+});
+
+test.run();

@@ -1,0 +1,684 @@
+/**
+ * The cases every runtime adapter with a global patch must pass on its own runtime (Deno, Bun), written
+ * once and run by tests/unit/deno-adapter.test.ts and tests/unit/bun-adapter.test.ts with that runtime's
+ * adapter and server:
+ *
+ * - the patch: globals, `instanceof` both ways, exact restore, calling it on another runtime;
+ * - a server on 127.0.0.1 (`Deno.serve` / `Bun.serve`) streaming a render through 3 fusestreams
+ *   transforms; the runtime's `fetch` pipes the body through ours again and clones it; request bodies
+ *   from fusestreams streams (`fetch`, `new Request`);
+ * - the runtime's own streams (`Blob.stream()`, `CompressionStream`, `TextDecoderStream`) piped into ours;
+ * - `toNativeReadableStream()` without the patch: bytes, backpressure, cancel and errors both ways;
+ * - bad input: a chunk that is not a BufferSource, a locked or disturbed stream.
+ *
+ * Not a test file itself (no `.test.ts`): scripts/unit.ts runs only the files that import it.
+ * @module
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import * as fuse from "../../mod.ts";
+
+/** The adapter contract as these tests use it (core/interop's `RuntimeAdapter`). */
+export interface AdapterUnderTest {
+  patchGlobalWebStreams(): void;
+  unpatchGlobalWebStreams(): void;
+  isGlobalWebStreamsPatched(): boolean;
+  toNativeReadableStream<R>(stream: fuse.ReadableStream<R>): globalThis.ReadableStream<R>;
+}
+
+/** A server started by a test; `stop()` closes it and its connections. */
+export interface LoopbackServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the runtime's own HTTP server on 127.0.0.1, port 0, with `handler`. */
+export type Serve = (handler: (request: Request) => Response | Promise<Response>) => Promise<LoopbackServer>;
+
+/** What a runtime's test file passes to {@link runtimeAdapterSuite}. */
+export interface SuiteOptions {
+  /** "Deno" or "Bun": the runtime the adapter is for */
+  runtime: string;
+  /** the adapter module (fusestreams/deno, fusestreams/bun) */
+  adapter: AdapterUnderTest;
+  /** set when this process runs on that runtime; undefined elsewhere (the runtime tests are skipped) */
+  serve: Serve | undefined;
+}
+
+const g = globalThis as unknown as Record<PropertyKey, unknown>;
+
+/** The runtime this process runs on. */
+export const currentRuntime: string = "Deno" in g ? "Deno" : "Bun" in g ? "Bun" : "Node.js";
+
+// Captured when the module loads, before any test patches the globals.
+const Native = {
+  ReadableStream: globalThis.ReadableStream,
+  WritableStream: globalThis.WritableStream,
+  TransformStream: globalThis.TransformStream,
+  Response: globalThis.Response,
+  Request: globalThis.Request,
+  fetch: globalThis.fetch,
+};
+
+/** Every global name a patch replaces with a fusestreams class. */
+export const STREAM_CLASS_NAMES: readonly string[] = [
+  "ReadableStream",
+  "ReadableStreamDefaultReader",
+  "ReadableStreamBYOBReader",
+  "ReadableStreamBYOBRequest",
+  "ReadableByteStreamController",
+  "ReadableStreamDefaultController",
+  "WritableStream",
+  "WritableStreamDefaultWriter",
+  "WritableStreamDefaultController",
+  "TransformStream",
+  "TransformStreamDefaultController",
+  "ByteLengthQueuingStrategy",
+  "CountQueuingStrategy",
+];
+
+const TIMEOUT_MS = 10_000;
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** Rejects after `ms` so that a stuck stream fails its test instead of hanging the run. */
+export function bounded<T>(promise: Promise<T>, what: string, ms: number = TIMEOUT_MS): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** What a promise settled with: `{ ok: true, value }` or `{ ok: false, error }`. */
+export async function settle<T>(p: Promise<T> | (() => Promise<T> | T)): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, value: await (typeof p === "function" ? p() : p) };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** The error `fn` throws (synchronously or by rejecting); fails when it does not. */
+export async function errorOf(fn: () => unknown, what: string): Promise<Error> {
+  const r = await settle(async () => await fn());
+  if (r.ok) throw new assert.Assertion({ message: `${what}: expected an error, got ${String(r.value)}`, generated: false, operator: "throws" });
+  assert.instance(r.error, Error, `${what}: an Error`);
+  return r.error as Error;
+}
+
+// ---- a render and 3 transforms -----------------------------------------------------------------
+
+/** The HTML rows of a render, in order (what the client must receive, before the transforms). */
+export function renderRows(rows: number): string[] {
+  const out = ["<!doctype html><table>\n"];
+  for (let i = 0; i < rows; i++) out.push(`<tr class="${i % 2 ? "odd" : "even"}"><td>${i}</td><td>row ${i} &amp; ümlaut €</td></tr>\n`);
+  out.push("</table>\n");
+  return out;
+}
+
+/** A fusestreams byte stream rendering `rows`: one encoded row per pull, an await every 25 rows. */
+export function render(rows: string[]): fuse.ReadableStream<Uint8Array> {
+  let i = 0;
+  return new fuse.ReadableStream<Uint8Array>({
+    async pull(c) {
+      if (i % 25 === 24) await new Promise((r) => setTimeout(r, 0));
+      c.enqueue(enc.encode(rows[i++]!));
+      if (i === rows.length) c.close();
+    },
+  });
+}
+
+/** Bytes → text (UTF-8, split characters kept whole across chunks). */
+export function decodeText(): fuse.TransformStream<Uint8Array, string> {
+  const d = new TextDecoder();
+  return new fuse.TransformStream<Uint8Array, string>({
+    transform(chunk, c) {
+      const s = d.decode(chunk, { stream: true });
+      if (s) c.enqueue(s);
+    },
+    flush(c) {
+      const s = d.decode();
+      if (s) c.enqueue(s);
+    },
+  });
+}
+
+/** Text → text: "row" becomes "ROW". */
+export function upperRow(): fuse.TransformStream<string, string> {
+  return new fuse.TransformStream<string, string>({
+    transform(chunk, c) {
+      c.enqueue(chunk.replaceAll("row", "ROW"));
+    },
+  });
+}
+
+/** Text → UTF-8 bytes. */
+export function encodeText(): fuse.TransformStream<string, Uint8Array> {
+  return new fuse.TransformStream<string, Uint8Array>({
+    transform(chunk, c) {
+      c.enqueue(enc.encode(chunk));
+    },
+  });
+}
+
+/** What the client must see after the 3 transforms. */
+export function expectedRender(rows: string[]): string {
+  return rows.join("").replaceAll("row", "ROW");
+}
+
+/** A pass-through byte transform of ours that counts chunks and bytes. */
+export function counter(): { stream: fuse.TransformStream<Uint8Array, Uint8Array>; chunks: number; bytes: number } {
+  const state = {
+    chunks: 0,
+    bytes: 0,
+    stream: undefined as unknown as fuse.TransformStream<Uint8Array, Uint8Array>,
+  };
+  state.stream = new fuse.TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, c) {
+      state.chunks++;
+      state.bytes += chunk.byteLength;
+      c.enqueue(chunk);
+    },
+  });
+  return state;
+}
+
+/** Concatenates everything a stream yields (bytes) into one string. */
+export async function collectText(stream: { getReader(): { read(): Promise<{ done: boolean; value?: unknown }> } }): Promise<string> {
+  const reader = stream.getReader();
+  const parts: Uint8Array[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    assert.instance(value, Uint8Array, "a byte chunk");
+    parts.push(value as Uint8Array);
+  }
+  let size = 0;
+  for (const p of parts) size += p.byteLength;
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.byteLength;
+  }
+  return dec.decode(all);
+}
+
+/** A fusestreams stream of the given chunks (whatever they are), then closed. */
+export function oursOf<T>(...chunks: T[]): fuse.ReadableStream<T> {
+  return new fuse.ReadableStream<T>({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(chunk);
+      c.close();
+    },
+  });
+}
+
+/** A native stream of the given chunks, then closed. */
+function nativeOf<T>(...chunks: T[]): globalThis.ReadableStream<T> {
+  return new Native.ReadableStream<T>({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(chunk);
+      c.close();
+    },
+  });
+}
+
+// ---- snapshot of what a patch may change -------------------------------------------------------
+
+type Snapshot = Map<string, unknown>;
+
+function descriptorKey(d: PropertyDescriptor | undefined): unknown[] | "absent" {
+  return d === undefined ? "absent" : [d.value, d.get, d.set, d.writable, d.enumerable, d.configurable];
+}
+
+/**
+ * Every own property (with its attributes) and the [[Prototype]] of the objects a patch may touch:
+ * the stream globals, their prototypes (native and ours), Response, Request, Blob, fetch, the
+ * runtime namespace (`Deno`, `Bun`) and the extra objects a runtime names.
+ */
+export function snapshotGlobals(extra: Record<string, object | undefined> = {}): Snapshot {
+  const snap: Snapshot = new Map();
+  const own = (label: string, target: unknown): void => {
+    if ((typeof target !== "object" && typeof target !== "function") || target === null) return;
+    for (const key of Reflect.ownKeys(target)) {
+      snap.set(`${label}.${String(key)}`, descriptorKey(Object.getOwnPropertyDescriptor(target, key)));
+    }
+    snap.set(`${label}.[[Prototype]]`, Object.getPrototypeOf(target));
+  };
+  own("globalThis", globalThis);
+  const ours = fuse as unknown as Record<string, { prototype: object }>;
+  for (const name of STREAM_CLASS_NAMES) {
+    own(`ours.${name}`, ours[name]);
+    own(`ours.${name}.prototype`, ours[name]!.prototype);
+  }
+  for (const key of Reflect.ownKeys(globalThis)) {
+    const value = Object.getOwnPropertyDescriptor(globalThis, key)?.value as unknown;
+    if (typeof value === "function" && typeof (value as { prototype?: unknown }).prototype === "object") {
+      const name = `global.${String(key)}`;
+      if (/Stream|Response|Request|Blob|Reader|Writer|Controller|Strategy|fetch|Headers/.test(name)) {
+        own(name, value);
+        own(`${name}.prototype`, (value as { prototype: object }).prototype);
+      }
+    }
+  }
+  own("runtime", g["Deno"] ?? g["Bun"]);
+  for (const [label, target] of Object.entries(extra)) own(label, target);
+  return snap;
+}
+
+/** The keys whose descriptors or prototypes differ between two snapshots. */
+export function snapshotDiff(before: Snapshot, after: Snapshot): string[] {
+  const out: string[] = [];
+  for (const key of new Set([...before.keys(), ...after.keys()])) {
+    const a = before.get(key);
+    const b = after.get(key);
+    const same = Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((v, i) => Object.is(v, b[i])) : Object.is(a, b);
+    if (!same) out.push(key);
+  }
+  return out;
+}
+
+// ---- the suite ---------------------------------------------------------------------------------
+
+/** Registers the shared cases (uvu `test`) for one runtime adapter. */
+export function runtimeAdapterSuite(options: SuiteOptions): void {
+  const { runtime, adapter, serve } = options;
+  const here = serve !== undefined;
+  const label = runtime.toLowerCase();
+  if (!here) console.log(`${label}-adapter: the ${runtime} tests are skipped on ${currentRuntime} (they need ${runtime}'s own server, fetch and globals)`);
+
+  /** A test that runs only on the adapter's runtime, bounded in time, the patch always taken off after it. */
+  const onRuntime = (name: string, fn: (serve: Serve) => Promise<void>): void => {
+    const full = `${label}: ${name}`;
+    if (!here) {
+      test.skip(full, () => undefined);
+      return;
+    }
+    test(full, async () => {
+      try {
+        await bounded(fn(serve), full, TIMEOUT_MS + 5_000);
+      } finally {
+        adapter.unpatchGlobalWebStreams();
+      }
+    });
+  };
+
+  /** Runs `fn` with the patch on, taking it off afterwards. */
+  const patched = async <T>(fn: () => Promise<T> | T): Promise<T> => {
+    adapter.patchGlobalWebStreams();
+    try {
+      return await fn();
+    } finally {
+      adapter.unpatchGlobalWebStreams();
+    }
+  };
+
+  /** Starts a server, runs `fn` with its URL, always stops it. */
+  const withServer = async (
+    handler: (request: Request) => Response | Promise<Response>,
+    fn: (url: string) => Promise<void>,
+  ): Promise<void> => {
+    const server = await serve!(handler);
+    try {
+      await fn(server.url);
+    } finally {
+      await bounded(server.stop(), "server stop", 5_000);
+    }
+  };
+
+  // ---- another runtime: fails at once and changes nothing (runs everywhere but on the adapter's runtime)
+
+  if (!here) {
+    test(`${label}: patchGlobalWebStreams() on ${currentRuntime} throws a clear error and changes nothing`, () => {
+      const before = snapshotGlobals();
+      let error: unknown;
+      try {
+        adapter.patchGlobalWebStreams();
+      } catch (err) {
+        error = err;
+      }
+      assert.instance(error, Error, "it throws");
+      const message = (error as Error).message;
+      assert.ok(message.includes(runtime), `the message names the adapter's runtime: ${message}`);
+      assert.ok(message.includes(currentRuntime) || message.includes("not"), `the message says where it runs: ${message}`);
+      assert.not.ok(adapter.isGlobalWebStreamsPatched());
+      assert.equal(snapshotDiff(before, snapshotGlobals()), [], "nothing changed");
+      assert.is(globalThis.ReadableStream, Native.ReadableStream);
+      adapter.unpatchGlobalWebStreams(); // a no-op
+      assert.equal(snapshotDiff(before, snapshotGlobals()), []);
+    });
+  }
+
+  // ---- the patch itself
+
+  onRuntime("the globals become ours, instanceof works both ways, patching twice is a no-op", async () => {
+    const nativeRS = new Native.ReadableStream();
+    const nativeWS = new Native.WritableStream();
+    const nativeTS = new Native.TransformStream();
+    assert.not.ok(adapter.isGlobalWebStreamsPatched());
+    await patched(() => {
+      assert.ok(adapter.isGlobalWebStreamsPatched());
+      const ours = fuse as unknown as Record<string, unknown>;
+      for (const name of STREAM_CLASS_NAMES) assert.is(g[name], ours[name], name);
+      adapter.patchGlobalWebStreams();
+      assert.ok(adapter.isGlobalWebStreamsPatched());
+      assert.ok(nativeRS instanceof globalThis.ReadableStream, "native instanceof the patched global");
+      assert.ok(nativeWS instanceof globalThis.WritableStream);
+      assert.ok(nativeTS instanceof globalThis.TransformStream);
+      assert.ok(new fuse.ReadableStream() instanceof Native.ReadableStream, "ours instanceof the native class");
+      assert.ok(new fuse.WritableStream() instanceof Native.WritableStream);
+      assert.ok(new fuse.TransformStream() instanceof Native.TransformStream);
+      assert.not.ok({} instanceof globalThis.ReadableStream);
+      assert.is(Object.prototype.toString.call(new globalThis.ReadableStream()), "[object ReadableStream]");
+      assert.instance(new Response("abc").body, globalThis.ReadableStream, "a body is instanceof the global");
+    });
+    assert.not.ok(adapter.isGlobalWebStreamsPatched());
+    assert.is(globalThis.ReadableStream, Native.ReadableStream);
+    assert.not.ok(new fuse.ReadableStream() instanceof Native.ReadableStream, "not after unpatch");
+  });
+
+  onRuntime("unpatch restores every global, prototype property and prototype link exactly", async () => {
+    const before = snapshotGlobals();
+    adapter.patchGlobalWebStreams();
+    const during = snapshotGlobals();
+    adapter.unpatchGlobalWebStreams();
+    const after = snapshotGlobals();
+    assert.ok(snapshotDiff(before, during).length >= STREAM_CLASS_NAMES.length, "the patch changed things");
+    assert.equal(snapshotDiff(before, after), [], "nothing differs after unpatch");
+    await patched(() => undefined);
+    assert.equal(snapshotDiff(before, snapshotGlobals()), [], "twice over");
+  });
+
+  // ---- a server streaming a render through 3 of our transforms, the runtime's fetch piping and cloning
+
+  onRuntime("server: render -> 3 transforms -> Response; fetch -> body through ours -> clone (6 requests, 3 at a time)", async () => {
+    const rows = renderRows(300);
+    const expected = expectedRender(rows);
+    await patched(() =>
+      withServer(
+        () =>
+          new Response(render(rows).pipeThrough(decodeText()).pipeThrough(upperRow()).pipeThrough(encodeText()), {
+            headers: { "content-type": "text/html; charset=utf-8" },
+          }),
+        async (url) => {
+          const one = async (k: number): Promise<void> => {
+            const res = await fetch(`${url}/page/${k}`);
+            assert.is(res.status, 200);
+            assert.instance(res.body, globalThis.ReadableStream, "the fetch body is instanceof the (patched) global");
+            if (k % 2 === 0) {
+              // pipe through ours, wrap in a new Response, clone that
+              const count = counter();
+              const piped = new Response(res.body!.pipeThrough(count.stream));
+              const copy = piped.clone();
+              const [a, b] = await Promise.all([piped.text(), copy.text()]);
+              assert.is(a, expected, `request ${k}: the piped body`);
+              assert.is(b, expected, `request ${k}: its clone`);
+              assert.is(count.bytes, enc.encode(expected).byteLength);
+              assert.ok(count.chunks > 0);
+            } else {
+              // clone the fetch response itself, read one side through ours
+              const copy = res.clone();
+              const [a, b] = await Promise.all([collectText(res.body!.pipeThrough(counter().stream)), copy.text()]);
+              assert.is(a, expected, `request ${k}: the body through ours`);
+              assert.is(b, expected, `request ${k}: the clone`);
+            }
+          };
+          for (let wave = 0; wave < 2; wave++) await Promise.all([0, 1, 2].map((i) => one(wave * 3 + i)));
+        },
+      ),
+    );
+  });
+
+  onRuntime("request bodies: fetch(url, { body: ours }) and new Request(url, { body: ours }) arrive exactly, server reads them through ours", async () => {
+    const rows = renderRows(120);
+    const expected = rows.join("");
+    await patched(() =>
+      withServer(
+        async (req) => {
+          assert.instance(req.body, globalThis.ReadableStream);
+          const text = await collectText(req.body!.pipeThrough(decodeText()).pipeThrough(encodeText()));
+          return new Response(`${req.method} ${text.length} ${text}`);
+        },
+        async (url) => {
+          const a = await fetch(url, { method: "POST", body: render(rows), duplex: "half" } as RequestInit);
+          assert.is(await a.text(), `POST ${expected.length} ${expected}`, "fetch with our stream as body");
+          const request = new Request(url, { method: "PUT", body: render(rows), duplex: "half" } as RequestInit);
+          const copy = request.clone();
+          const b = await fetch(request);
+          assert.is(await b.text(), `PUT ${expected.length} ${expected}`, "new Request with our stream as body");
+          assert.is(await copy.text(), expected, "the request's clone");
+        },
+      ),
+    );
+  });
+
+  onRuntime("the runtime's own streams pipe into ours: Blob.stream(), CompressionStream, TextDecoderStream readable sides", async () => {
+    const rows = renderRows(200);
+    const text = rows.join("");
+    await patched(async () => {
+      const count = counter();
+      assert.is(await collectText(new Blob([text]).stream().pipeThrough(count.stream)), text, "Blob.stream() through ours");
+      assert.ok(count.chunks > 0);
+
+      const gz = render(rows).pipeThrough(new CompressionStream("gzip")).pipeThrough(new DecompressionStream("gzip"));
+      assert.is(await collectText(gz.pipeThrough(counter().stream)), text, "ours -> gzip -> gunzip -> ours");
+
+      const strings: string[] = [];
+      await render(rows)
+        .pipeThrough(new TextDecoderStream())
+        .pipeThrough(upperRow())
+        .pipeTo(
+          new globalThis.WritableStream<string>({
+            write(s) {
+              strings.push(s);
+            },
+          }),
+        );
+      assert.is(strings.join(""), expectedRender(rows), "ours -> TextDecoderStream -> ours -> our sink");
+
+      const sink: string[] = [];
+      await new Blob([text]).stream().pipeTo(
+        new globalThis.WritableStream<Uint8Array>({
+          write(chunk) {
+            sink.push(dec.decode(chunk, { stream: true }));
+          },
+        }),
+      );
+      assert.is(sink.join(""), text, "native pipeTo into our WritableStream");
+    });
+  });
+
+  // ---- toNativeReadableStream without the patch
+
+  onRuntime("toNativeReadableStream: a native stream with the exact bytes of every BufferSource chunk", async () => {
+    assert.not.ok(adapter.isGlobalWebStreamsPatched());
+    const bytes = enc.encode("0123456789abcdef");
+    const chunks: unknown[] = [
+      bytes.subarray(0, 3),
+      bytes.slice(3, 6).buffer,
+      new DataView(bytes.slice(6, 9).buffer),
+      new Uint16Array(bytes.slice(10, 14).buffer),
+      bytes.subarray(9, 10),
+      new Uint8Array(0),
+      bytes.subarray(14),
+    ];
+    const native = adapter.toNativeReadableStream(oursOf(...chunks));
+    assert.ok(native instanceof Native.ReadableStream, "instanceof the native class");
+    assert.not.ok((native as unknown) instanceof fuse.ReadableStream);
+    assert.is(await new Response(native as BodyInit).text(), "012345678" + "abcd" + "9" + "ef");
+  });
+
+  onRuntime("toNativeReadableStream: backpressure (a slow consumer never makes us buffer the source)", async () => {
+    let pulls = 0;
+    const source = new fuse.ReadableStream<Uint8Array>({
+      pull(c) {
+        pulls++;
+        c.enqueue(new Uint8Array(1024));
+        if (pulls === 10_000) c.close();
+      },
+    });
+    const native = adapter.toNativeReadableStream(source);
+    await new Promise((r) => setTimeout(r, 20));
+    const idle = pulls;
+    assert.ok(idle <= 4, `nothing read yet: ${idle} pulls`);
+    const reader = native.getReader();
+    for (let i = 0; i < 5; i++) {
+      const { done, value } = await reader.read();
+      assert.not.ok(done);
+      assert.is(value!.byteLength, 1024);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.ok(pulls <= 5 + 4, `5 chunks read, ${pulls} pulls`);
+    await reader.cancel();
+  });
+
+  onRuntime("toNativeReadableStream: cancel reaches our source with the reason; our error reaches the native reader by identity", async () => {
+    let cancelled: unknown = "not cancelled";
+    const source = new fuse.ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(new Uint8Array([1]));
+      },
+      cancel(reason) {
+        cancelled = reason;
+      },
+    });
+    const native = adapter.toNativeReadableStream(source);
+    const reader = native.getReader();
+    await reader.read();
+    const reason = new Error("consumer gave up");
+    await reader.cancel(reason);
+    assert.is(cancelled, reason, "the cancel reason, by identity");
+
+    const boom = new Error("source failed");
+    let sent = 0;
+    const failing = new fuse.ReadableStream<Uint8Array>({
+      pull(c) {
+        if (++sent === 3) throw boom;
+        c.enqueue(new Uint8Array([sent]));
+      },
+    });
+    const r2 = adapter.toNativeReadableStream(failing).getReader();
+    const got: number[] = [];
+    const end = await settle(async () => {
+      for (;;) {
+        const { done, value } = await r2.read();
+        if (done) return;
+        got.push(...value!);
+      }
+    });
+    assert.equal(got, [1, 2], "the chunks before the error");
+    assert.not.ok(end.ok);
+    assert.is(!end.ok && end.error, boom, "the same error object");
+  });
+
+  onRuntime("toNativeReadableStream: a native Response takes it and the runtime's fetch sends it", async () => {
+    const rows = renderRows(100);
+    const expected = rows.join("");
+    await withServer(
+      async (req) => new Response(`${req.method}:${await req.text()}`),
+      async (url) => {
+        assert.is(await new Response(adapter.toNativeReadableStream(render(rows)) as BodyInit).text(), expected);
+        const init = { method: "POST", body: adapter.toNativeReadableStream(render(rows)), duplex: "half" } as RequestInit;
+        assert.is(await (await fetch(url, init)).text(), `POST:${expected}`);
+      },
+    );
+  });
+
+  // ---- bad input
+
+  const BAD_CHUNKS: { chunk: unknown; found: RegExp; stringified: string }[] = [
+    { chunk: "a string chunk", found: /string/i, stringified: "a string chunk" },
+    { chunk: 42, found: /number/i, stringified: "42" },
+    { chunk: { kind: "an object" }, found: /object/i, stringified: "[object Object]" },
+    { chunk: [1, 2, 3], found: /array|object/i, stringified: "1,2,3" },
+  ];
+
+  const assertBadChunkError = (error: unknown, bad: (typeof BAD_CHUNKS)[number], where: string): void => {
+    assert.instance(error, TypeError, `${where}: a TypeError (got ${String(error)})`);
+    const message = (error as Error).message;
+    assert.ok(bad.found.test(message), `${where}: the message says what was found (${bad.found}): ${message}`);
+  };
+
+  onRuntime("bad input: a chunk that is not a BufferSource ends Response/Request bodies with a TypeError naming it", async () => {
+    await patched(async () => {
+      for (const bad of BAD_CHUNKS) {
+        const what = JSON.stringify(bad.chunk);
+        const r1 = await settle(new Response(oursOf<unknown>(enc.encode("ok"), bad.chunk) as BodyInit).text());
+        assert.not.ok(r1.ok, `new Response(ours with ${what}).text() must fail, got ${r1.ok && JSON.stringify(r1.value)}`);
+        assertBadChunkError(!r1.ok && r1.error, bad, `Response text() with ${what}`);
+
+        const r2 = await settle(new Response(oursOf<unknown>(bad.chunk) as BodyInit).arrayBuffer());
+        assert.not.ok(r2.ok, `arrayBuffer() with ${what}`);
+        assertBadChunkError(!r2.ok && r2.error, bad, `Response arrayBuffer() with ${what}`);
+
+        const request = new Request("http://127.0.0.1/", { method: "POST", body: oursOf<unknown>(bad.chunk), duplex: "half" } as RequestInit);
+        const r3 = await settle(request.text());
+        assert.not.ok(r3.ok, `Request text() with ${what}`);
+        assertBadChunkError(!r3.ok && r3.error, bad, `Request text() with ${what}`);
+      }
+    });
+    // without the patch, through toNativeReadableStream
+    for (const bad of BAD_CHUNKS) {
+      const r = await settle(new Response(adapter.toNativeReadableStream(oursOf<unknown>(bad.chunk)) as BodyInit).text());
+      assert.not.ok(r.ok && r.value.includes(bad.stringified), `toNativeReadableStream: ${JSON.stringify(bad.chunk)} was stringified`);
+    }
+  });
+
+  onRuntime("bad input: a bad chunk in a served body or an uploaded body is never stringified onto the wire", async () => {
+    await patched(async () => {
+      const bad = BAD_CHUNKS[2]!;
+      let uploadSeen = "";
+      await withServer(
+        async (req) => {
+          if (req.method === "POST") {
+            const r = await settle(req.text());
+            uploadSeen = r.ok ? r.value : `error: ${String(r.error)}`;
+            return new Response("done");
+          }
+          return new Response(oursOf<unknown>(enc.encode("<p>ok</p>"), bad.chunk, enc.encode("<p>after</p>")));
+        },
+        async (url) => {
+          const res = await fetch(url);
+          const got = await settle(res.text());
+          if (got.ok) {
+            assert.not.ok(got.value.includes(bad.stringified), `stringified onto the wire: ${got.value}`);
+            assert.not.ok(got.value.includes("after"), `a chunk after the bad one was sent: ${got.value}`);
+          }
+          const upload = await settle(fetch(url, { method: "POST", body: oursOf<unknown>(enc.encode("x"), bad.chunk), duplex: "half" } as RequestInit));
+          if (!upload.ok) assertBadChunkError(upload.error, bad, "fetch upload");
+          assert.not.ok(uploadSeen.includes(bad.stringified), `the server received the stringified chunk: ${uploadSeen}`);
+        },
+      );
+    });
+  });
+
+  onRuntime("bad input: a locked or disturbed stream gets the runtime's error for a native stream in the same state", async () => {
+    type State = "locked" | "disturbed";
+    const make = async <S extends { getReader(): { read(): Promise<unknown>; releaseLock(): void } }>(stream: S, state: State): Promise<S> => {
+      const reader = stream.getReader();
+      if (state === "disturbed") {
+        await reader.read();
+        reader.releaseLock();
+      }
+      return stream;
+    };
+    const uses: [string, (body: unknown) => unknown][] = [
+      ["new Response", (body) => new Response(body as BodyInit)],
+      ["new Request", (body) => new Request("http://127.0.0.1/", { method: "POST", body: body as BodyInit, duplex: "half" } as RequestInit)],
+      ["fetch", (body) => fetch("http://127.0.0.1:9/", { method: "POST", body: body as BodyInit, duplex: "half" } as RequestInit)],
+    ];
+    for (const state of ["locked", "disturbed"] as State[]) {
+      for (const [name, use] of uses) {
+        const expected = await errorOf(async () => use(await make(nativeOf(enc.encode("a"), enc.encode("b")), state)), `native ${state} ${name}`);
+        await patched(async () => {
+          const actual = await errorOf(async () => use(await make(oursOf(enc.encode("a"), enc.encode("b")), state)), `ours ${state} ${name}`);
+          assert.is(actual.name, expected.name, `${state} ${name}: error name`);
+          assert.is(actual.message, expected.message, `${state} ${name}: error message`);
+          assert.is(Object.getPrototypeOf(actual), Object.getPrototypeOf(expected), `${state} ${name}: error class`);
+        });
+      }
+    }
+  });
+}

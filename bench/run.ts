@@ -156,6 +156,7 @@ async function bundleForNode20(): Promise<string> {
       "scenarios/web": join(ROOT, "bench", "scenarios", "web.ts"),
       "scenarios/node": join(ROOT, "bench", "scenarios", "node.ts"),
       "scenarios/node-adapter": join(ROOT, "bench", "scenarios", "node-adapter.ts"),
+      "scenarios/runtime-adapter": join(ROOT, "bench", "scenarios", "runtime-adapter.ts"),
     },
     outdir,
     bundle: true,

@@ -342,6 +342,64 @@ export const SCENARIOS: readonly Scenario[] = [
     bytes: 1 * MiB,
     ops: 0,
   },
+  // 12: Deno and Bun adapters (bench/scenarios/runtime-adapter.ts): global classes with the runtime adapter's patch on
+  {
+    id: "rt-response-forward",
+    group: 12,
+    title: "Deno/Bun: Response forwarding: native byte-stream body (new Response(native).body) -> 1 transform -> WritableStream",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "rt-fetch-3",
+    group: 12,
+    title: "Deno/Bun: fetch() from an in-process Deno.serve / Bun.serve (native body, 1 KiB chunks) -> 3 transforms -> WritableStream",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "rt-response-text",
+    group: 12,
+    title: "Deno/Bun: new Response(ReadableStream (pull enqueues one chunk)).text()",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "rt-serve-3",
+    group: 12,
+    title: "Deno/Bun: a Deno.serve / Bun.serve route streaming a pull source through 3 transforms to a loopback fetch() client",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  // 12, floors (native only): the same I/O without the transforms and pipes
+  {
+    id: "rt-floor-response-forward",
+    group: 12,
+    title: "floor of rt-response-forward: the native byte-stream source read by a bare native reader loop (native only)",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "rt-floor-fetch",
+    group: 12,
+    title: "floor of rt-fetch-3: the same fetch() with its native body read by a reader loop, no transform and no pipe (native only)",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "rt-floor-serve",
+    group: 12,
+    title: "floor of rt-serve-3: the same route returning the native pull source without transforms (native only)",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
 ];
 
 /** The scenarios whose id or title contains `filter` (case-insensitive); all when `filter` is empty. */

@@ -27,6 +27,7 @@ import {
   renderRows,
   runtimeAdapterSuite,
   type Serve,
+  streamInit,
   upperRow,
 } from "./runtime-adapter-suite.ts";
 
@@ -108,7 +109,7 @@ bunTest("Bun.serve: our render through 3 transforms, a Bun.file body, and a requ
     assert.is(await (await fetch(`${server.url}/render`)).text(), expectedRender(rows), "render");
     assert.is(await (await fetch(`${server.url}/file`)).text(), text, "Bun.file");
     assert.is(await (await fetch(`${server.url}/file-stream`)).text(), text, "Bun.file().stream() through ours");
-    const echoed = await fetch(`${server.url}/echo`, { method: "POST", body: render(rows), duplex: "half" } as RequestInit);
+    const echoed = await fetch(`${server.url}/echo`, streamInit("POST", render(rows)));
     assert.is(await echoed.text(), text, "echo of our request body");
   } finally {
     await server.stop();

@@ -20,6 +20,7 @@ import {
   renderRows,
   runtimeAdapterSuite,
   type Serve,
+  streamInit,
 } from "./runtime-adapter-suite.ts";
 
 /** The parts of the `Deno` namespace these tests use (Deno's types are not part of this project's tsconfig). */
@@ -146,7 +147,7 @@ denoTest("Deno.serve sends a file, echoes a request body and proxies a fetch bod
   });
   try {
     assert.is(await (await fetch(`${server.url}/file`)).text(), text, "file");
-    const echoed = await fetch(`${server.url}/echo`, { method: "POST", body: new Blob([text]).stream(), duplex: "half" } as RequestInit);
+    const echoed = await fetch(`${server.url}/echo`, streamInit("POST", new Blob([text]).stream()));
     assert.is(await echoed.text(), text, "echo");
     assert.is(await (await fetch(`${server.url}/proxy`)).text(), text, "proxy");
     assert.equal(handedBack, [true, true], "the echoed and proxied bodies are the native streams themselves");

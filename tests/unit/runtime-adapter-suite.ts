@@ -23,7 +23,7 @@ export interface AdapterUnderTest {
   patchGlobalWebStreams(): void;
   unpatchGlobalWebStreams(): void;
   isGlobalWebStreamsPatched(): boolean;
-  toNativeReadableStream<R>(stream: fuse.ReadableStream<R>): globalThis.ReadableStream<R>;
+  toNativeReadableStream<R>(stream: ReadableStream<R> | fuse.ReadableStream<R>): ReadableStream<R>;
 }
 
 /** A server started by a test; `stop()` closes it and its connections. */
@@ -102,9 +102,10 @@ export async function settle<T>(p: Promise<T> | (() => Promise<T> | T)): Promise
 /** The error `fn` throws (synchronously or by rejecting); fails when it does not. */
 export async function errorOf(fn: () => unknown, what: string): Promise<Error> {
   const r = await settle(async () => await fn());
-  if (r.ok) throw new assert.Assertion({ message: `${what}: expected an error, got ${String(r.value)}`, generated: false, operator: "throws" });
-  assert.instance(r.error, Error, `${what}: an Error`);
-  return r.error as Error;
+  if (r.ok) assert.unreachable(`${what}: expected an error, got ${String(r.value)}`);
+  const error = (r as { error: unknown }).error;
+  assert.instance(error, Error, `${what}: an Error`);
+  return error as Error;
 }
 
 // ---- a render and 3 transforms -----------------------------------------------------------------
@@ -117,22 +118,40 @@ export function renderRows(rows: number): string[] {
   return out;
 }
 
+/**
+ * The helpers below make fusestreams streams but type them as the global (DOM) classes, so that they
+ * mix with the runtime's own streams, `Response` and `fetch` in these tests as they do at run time.
+ */
+function typedAsGlobal<T>(stream: unknown): T {
+  return stream as T;
+}
+
+/** Any stream as a `BodyInit` (the DOM types want `Uint8Array<ArrayBuffer>` chunks). */
+export function asBody(stream: unknown): BodyInit {
+  return stream as BodyInit;
+}
+
+/** A request init with a streamed body (`duplex: "half"` is not in the DOM types). */
+export function streamInit(method: string, body: unknown): RequestInit {
+  return { method, body, duplex: "half" } as unknown as RequestInit;
+}
+
 /** A fusestreams byte stream rendering `rows`: one encoded row per pull, an await every 25 rows. */
-export function render(rows: string[]): fuse.ReadableStream<Uint8Array> {
+export function render(rows: string[]): ReadableStream<Uint8Array> {
   let i = 0;
-  return new fuse.ReadableStream<Uint8Array>({
+  return typedAsGlobal(new fuse.ReadableStream<Uint8Array>({
     async pull(c) {
       if (i % 25 === 24) await new Promise((r) => setTimeout(r, 0));
       c.enqueue(enc.encode(rows[i++]!));
       if (i === rows.length) c.close();
     },
-  });
+  }));
 }
 
 /** Bytes → text (UTF-8, split characters kept whole across chunks). */
-export function decodeText(): fuse.TransformStream<Uint8Array, string> {
+export function decodeText(): TransformStream<Uint8Array, string> {
   const d = new TextDecoder();
-  return new fuse.TransformStream<Uint8Array, string>({
+  return typedAsGlobal(new fuse.TransformStream<Uint8Array, string>({
     transform(chunk, c) {
       const s = d.decode(chunk, { stream: true });
       if (s) c.enqueue(s);
@@ -141,25 +160,25 @@ export function decodeText(): fuse.TransformStream<Uint8Array, string> {
       const s = d.decode();
       if (s) c.enqueue(s);
     },
-  });
+  }));
 }
 
 /** Text → text: "row" becomes "ROW". */
-export function upperRow(): fuse.TransformStream<string, string> {
-  return new fuse.TransformStream<string, string>({
+export function upperRow(): TransformStream<string, string> {
+  return typedAsGlobal(new fuse.TransformStream<string, string>({
     transform(chunk, c) {
       c.enqueue(chunk.replaceAll("row", "ROW"));
     },
-  });
+  }));
 }
 
 /** Text → UTF-8 bytes. */
-export function encodeText(): fuse.TransformStream<string, Uint8Array> {
-  return new fuse.TransformStream<string, Uint8Array>({
+export function encodeText(): TransformStream<string, Uint8Array> {
+  return typedAsGlobal(new fuse.TransformStream<string, Uint8Array>({
     transform(chunk, c) {
       c.enqueue(enc.encode(chunk));
     },
-  });
+  }));
 }
 
 /** What the client must see after the 3 transforms. */
@@ -168,19 +187,19 @@ export function expectedRender(rows: string[]): string {
 }
 
 /** A pass-through byte transform of ours that counts chunks and bytes. */
-export function counter(): { stream: fuse.TransformStream<Uint8Array, Uint8Array>; chunks: number; bytes: number } {
+export function counter(): { stream: TransformStream<Uint8Array, Uint8Array>; chunks: number; bytes: number } {
   const state = {
     chunks: 0,
     bytes: 0,
-    stream: undefined as unknown as fuse.TransformStream<Uint8Array, Uint8Array>,
+    stream: undefined as unknown as TransformStream<Uint8Array, Uint8Array>,
   };
-  state.stream = new fuse.TransformStream<Uint8Array, Uint8Array>({
+  state.stream = typedAsGlobal(new fuse.TransformStream<Uint8Array, Uint8Array>({
     transform(chunk, c) {
       state.chunks++;
       state.bytes += chunk.byteLength;
       c.enqueue(chunk);
     },
-  });
+  }));
   return state;
 }
 
@@ -206,13 +225,13 @@ export async function collectText(stream: { getReader(): { read(): Promise<{ don
 }
 
 /** A fusestreams stream of the given chunks (whatever they are), then closed. */
-export function oursOf<T>(...chunks: T[]): fuse.ReadableStream<T> {
-  return new fuse.ReadableStream<T>({
+export function oursOf<T>(...chunks: T[]): ReadableStream<T> {
+  return typedAsGlobal(new fuse.ReadableStream<T>({
     start(c) {
       for (const chunk of chunks) c.enqueue(chunk);
       c.close();
     },
-  });
+  }));
 }
 
 /** A native stream of the given chunks, then closed. */
@@ -442,9 +461,9 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
           return new Response(`${req.method} ${text.length} ${text}`);
         },
         async (url) => {
-          const a = await fetch(url, { method: "POST", body: render(rows), duplex: "half" } as RequestInit);
+          const a = await fetch(url, streamInit("POST", render(rows)));
           assert.is(await a.text(), `POST ${expected.length} ${expected}`, "fetch with our stream as body");
-          const request = new Request(url, { method: "PUT", body: render(rows), duplex: "half" } as RequestInit);
+          const request = new Request(url, streamInit("PUT", render(rows)));
           const copy = request.clone();
           const b = await fetch(request);
           assert.is(await b.text(), `PUT ${expected.length} ${expected}`, "new Request with our stream as body");
@@ -462,12 +481,12 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
       assert.is(await collectText(new Blob([text]).stream().pipeThrough(count.stream)), text, "Blob.stream() through ours");
       assert.ok(count.chunks > 0);
 
-      const gz = render(rows).pipeThrough(new CompressionStream("gzip")).pipeThrough(new DecompressionStream("gzip"));
+      const gz = render(rows).pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>).pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
       assert.is(await collectText(gz.pipeThrough(counter().stream)), text, "ours -> gzip -> gunzip -> ours");
 
       const strings: string[] = [];
       await render(rows)
-        .pipeThrough(new TextDecoderStream())
+        .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)
         .pipeThrough(upperRow())
         .pipeTo(
           new globalThis.WritableStream<string>({
@@ -507,7 +526,7 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     const native = adapter.toNativeReadableStream(oursOf(...chunks));
     assert.ok(native instanceof Native.ReadableStream, "instanceof the native class");
     assert.not.ok((native as unknown) instanceof fuse.ReadableStream);
-    assert.is(await new Response(native as BodyInit).text(), "012345678" + "abcd" + "9" + "ef");
+    assert.is(await new Response(asBody(native)).text(), "012345678" + "abcd" + "9" + "ef");
   });
 
   onRuntime("toNativeReadableStream: backpressure (a slow consumer never makes us buffer the source)", async () => {
@@ -579,8 +598,8 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     await withServer(
       async (req) => new Response(`${req.method}:${await req.text()}`),
       async (url) => {
-        assert.is(await new Response(adapter.toNativeReadableStream(render(rows)) as BodyInit).text(), expected);
-        const init = { method: "POST", body: adapter.toNativeReadableStream(render(rows)), duplex: "half" } as RequestInit;
+        assert.is(await new Response(asBody(adapter.toNativeReadableStream(render(rows)))).text(), expected);
+        const init = streamInit("POST", adapter.toNativeReadableStream(render(rows)));
         assert.is(await (await fetch(url, init)).text(), `POST:${expected}`);
       },
     );
@@ -605,15 +624,15 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     await patched(async () => {
       for (const bad of BAD_CHUNKS) {
         const what = JSON.stringify(bad.chunk);
-        const r1 = await settle(new Response(oursOf<unknown>(enc.encode("ok"), bad.chunk) as BodyInit).text());
+        const r1 = await settle(new Response(asBody(oursOf<unknown>(enc.encode("ok"), bad.chunk))).text());
         assert.not.ok(r1.ok, `new Response(ours with ${what}).text() must fail, got ${r1.ok && JSON.stringify(r1.value)}`);
         assertBadChunkError(!r1.ok && r1.error, bad, `Response text() with ${what}`);
 
-        const r2 = await settle(new Response(oursOf<unknown>(bad.chunk) as BodyInit).arrayBuffer());
+        const r2 = await settle(new Response(asBody(oursOf<unknown>(bad.chunk))).arrayBuffer());
         assert.not.ok(r2.ok, `arrayBuffer() with ${what}`);
         assertBadChunkError(!r2.ok && r2.error, bad, `Response arrayBuffer() with ${what}`);
 
-        const request = new Request("http://127.0.0.1/", { method: "POST", body: oursOf<unknown>(bad.chunk), duplex: "half" } as RequestInit);
+        const request = new Request("http://127.0.0.1/", streamInit("POST", oursOf<unknown>(bad.chunk)));
         const r3 = await settle(request.text());
         assert.not.ok(r3.ok, `Request text() with ${what}`);
         assertBadChunkError(!r3.ok && r3.error, bad, `Request text() with ${what}`);
@@ -621,7 +640,7 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     });
     // without the patch, through toNativeReadableStream
     for (const bad of BAD_CHUNKS) {
-      const r = await settle(new Response(adapter.toNativeReadableStream(oursOf<unknown>(bad.chunk)) as BodyInit).text());
+      const r = await settle(new Response(asBody(adapter.toNativeReadableStream(oursOf<unknown>(bad.chunk)))).text());
       assert.not.ok(r.ok && r.value.includes(bad.stringified), `toNativeReadableStream: ${JSON.stringify(bad.chunk)} was stringified`);
     }
   });
@@ -646,7 +665,7 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
             assert.not.ok(got.value.includes(bad.stringified), `stringified onto the wire: ${got.value}`);
             assert.not.ok(got.value.includes("after"), `a chunk after the bad one was sent: ${got.value}`);
           }
-          const upload = await settle(fetch(url, { method: "POST", body: oursOf<unknown>(enc.encode("x"), bad.chunk), duplex: "half" } as RequestInit));
+          const upload = await settle(fetch(url, streamInit("POST", oursOf<unknown>(enc.encode("x"), bad.chunk))));
           if (!upload.ok) assertBadChunkError(upload.error, bad, "fetch upload");
           assert.not.ok(uploadSeen.includes(bad.stringified), `the server received the stringified chunk: ${uploadSeen}`);
         },
@@ -665,9 +684,9 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
       return stream;
     };
     const uses: [string, (body: unknown) => unknown][] = [
-      ["new Response", (body) => new Response(body as BodyInit)],
-      ["new Request", (body) => new Request("http://127.0.0.1/", { method: "POST", body: body as BodyInit, duplex: "half" } as RequestInit)],
-      ["fetch", (body) => fetch("http://127.0.0.1:9/", { method: "POST", body: body as BodyInit, duplex: "half" } as RequestInit)],
+      ["new Response", (body) => new Response(asBody(body))],
+      ["new Request", (body) => new Request("http://127.0.0.1/", streamInit("POST", body))],
+      ["fetch", (body) => fetch("http://127.0.0.1:9/", streamInit("POST", body))],
     ];
     for (const state of ["locked", "disturbed"] as State[]) {
       for (const [name, use] of uses) {

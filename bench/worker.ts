@@ -25,7 +25,7 @@ import { buildFloor } from "./scenarios/floors.ts";
 type WebModule = typeof import("./scenarios/web.ts");
 type NodeModule = typeof import("./scenarios/node.ts");
 type AdapterModule = typeof import("./scenarios/node-adapter.ts");
-type RuntimeAdapterModule = typeof import("./scenarios/runtime-adapter.ts");
+type RuntimeBenches = import("./scenarios/runtime-adapter.ts").RuntimeBenches;
 
 /** A benchmark as the measuring loop sees it. */
 interface Runnable {
@@ -43,8 +43,8 @@ interface Impl {
   nodeModule?: NodeModule;
   /** this implementation's own instance of scenarios/node-adapter.ts (Node adapter scenarios) */
   adapterModule?: AdapterModule;
-  /** this implementation's own instance of scenarios/runtime-adapter.ts (Deno and Bun adapter scenarios) */
-  runtimeModule?: RuntimeAdapterModule;
+  /** this implementation's Deno and Bun adapter scenarios (scenarios/runtime-adapter.ts) */
+  runtimeBenches?: RuntimeBenches;
   /** why it takes no part on this runtime */
   skipped?: string;
 }
@@ -169,8 +169,8 @@ for (const name of config.impls) {
     }
     if (impl.web && name !== "control" && config.scenarios.some((id) => id.startsWith("rt-"))) {
       const url = new URL(`./scenarios/runtime-adapter${config.ext}?impl=${name}`, import.meta.url);
-      impl.runtimeModule = (await import(url.href)) as RuntimeAdapterModule;
-      await impl.runtimeModule.load(config.oursUrl);
+      const module = (await import(url.href)) as typeof import("./scenarios/runtime-adapter.ts");
+      impl.runtimeBenches = await module.load(config.oursUrl, name);
     }
   } catch (error) {
     impl.skipped = `failed to load: ${describe(error)}`;
@@ -200,7 +200,7 @@ const EMPTY: unknown[] = [];
 
 function buildFor(impl: Impl, scenario: Scenario, data: Data): Runnable | undefined {
   if (scenario.group === 10) return impl.adapterModule?.build(scenario.id, data, NATIVE.ReadableStream);
-  if (scenario.group === 12) return impl.runtimeModule?.build(scenario.id, data, NATIVE.ReadableStream);
+  if (scenario.group === 12) return impl.runtimeBenches?.build(scenario.id, data, NATIVE.ReadableStream);
   if (scenario.group === 11) return impl.name === "native" ? buildFloor(scenario.id, data) : undefined;
   if (impl.webModule && impl.web) {
     const bench: Bench | undefined = impl.webModule.build(scenario.id, impl.web, data, SHARED);

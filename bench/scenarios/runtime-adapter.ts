@@ -58,9 +58,6 @@ interface BunLike {
 
 const G = globalThis as unknown as { Deno?: DenoLike; Bun?: BunLike };
 const runtime = G.Deno !== undefined ? "deno" : G.Bun !== undefined ? "bun" : undefined;
-const implName = new URL(import.meta.url).searchParams.get("impl") ?? "";
-let impl: Impl | undefined;
-let loadError: string | undefined;
 
 /** The runtime's classes as they are right now (patched or not). */
 function globalClasses(): Classes {
@@ -72,44 +69,63 @@ function globalClasses(): Classes {
   };
 }
 
+/** The scenarios of one implementation (see {@link load}). */
+export interface RuntimeBenches {
+  /**
+   * The benchmark for scenario `id`, or undefined when this implementation (or runtime) takes no part.
+   * `NativeRS` is the runtime's own ReadableStream.
+   */
+  build(id: string, data: Data, NativeRS: RS): RuntimeBench | undefined;
+}
+
 /**
- * Loads this implementation. `oursUrl` is the URL of the fusestreams build under test (mod.ts); the
- * runtime's adapter sits at adapters/<runtime>/mod.ts next to it.
+ * Loads implementation `name` (`native` or `ours`). `oursUrl` is the URL of the fusestreams build under
+ * test (mod.ts); the runtime's adapter sits at adapters/<runtime>/mod.ts next to it. The state lives in
+ * the returned object, not in the module: Bun loads `runtime-adapter.ts?impl=…` once for all queries.
  */
-export async function load(oursUrl: string): Promise<void> {
-  if (runtime === undefined) return;
+export async function load(oursUrl: string, implName: string): Promise<RuntimeBenches> {
+  let impl: Impl | undefined;
+  let loadError: string | undefined;
   try {
-    if (implName === "native") {
-      impl = { enter() {}, leave() {}, classes: globalClasses };
-    } else if (implName === "ours") {
-      const ext = oursUrl.endsWith(".ts") ? "ts" : "js";
-      const adapter = (await import(new URL(`./adapters/${runtime}/mod.${ext}`, oursUrl).href)) as {
-        patchGlobalWebStreams?: () => void;
-        unpatchGlobalWebStreams?: () => void;
-        ReadableStream: RS & { from(iterable: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> };
-        WritableStream: WS;
-        TransformStream: TS;
-      };
-      if (typeof adapter.patchGlobalWebStreams === "function" && typeof adapter.unpatchGlobalWebStreams === "function") {
-        impl = { enter: adapter.patchGlobalWebStreams, leave: adapter.unpatchGlobalWebStreams, classes: globalClasses };
-      } else {
-        const classes: Classes = {
-          RS: adapter.ReadableStream,
-          WS: adapter.WritableStream,
-          TS: adapter.TransformStream,
-          adopt: (native) => adapter.ReadableStream.from(native),
-        };
-        impl = {
-          enter() {},
-          leave() {},
-          classes: () => classes,
-          note: "no global patch: fusestreams' classes imported, ReadableStream.from(native body), Response(ours) as an async iterable",
-        };
-      }
-    }
+    impl = await loadImpl(oursUrl, implName);
   } catch (error) {
     loadError = error instanceof Error ? error.message : String(error);
   }
+  return {
+    build(id, data, NativeRS) {
+      if (loadError !== undefined) throw new Error(`could not load ${implName}: ${loadError}`);
+      return impl && buildBench(id, data, NativeRS, implName, impl);
+    },
+  };
+}
+
+async function loadImpl(oursUrl: string, implName: string): Promise<Impl | undefined> {
+  if (runtime === undefined) return undefined;
+  if (implName === "native") return { enter() {}, leave() {}, classes: globalClasses };
+  if (implName !== "ours") return undefined;
+  const ext = oursUrl.endsWith(".ts") ? "ts" : "js";
+  const adapter = (await import(new URL(`./adapters/${runtime}/mod.${ext}`, oursUrl).href)) as {
+    patchGlobalWebStreams?: () => void;
+    unpatchGlobalWebStreams?: () => void;
+    ReadableStream: RS & { from(iterable: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> };
+    WritableStream: WS;
+    TransformStream: TS;
+  };
+  if (typeof adapter.patchGlobalWebStreams === "function" && typeof adapter.unpatchGlobalWebStreams === "function") {
+    return { enter: adapter.patchGlobalWebStreams, leave: adapter.unpatchGlobalWebStreams, classes: globalClasses };
+  }
+  const classes: Classes = {
+    RS: adapter.ReadableStream,
+    WS: adapter.WritableStream,
+    TS: adapter.TransformStream,
+    adopt: (native) => adapter.ReadableStream.from(native),
+  };
+  return {
+    enter() {},
+    leave() {},
+    classes: () => classes,
+    note: "no global patch: fusestreams' classes imported, ReadableStream.from(native body), Response(ours) as an async iterable",
+  };
 }
 
 /** The patch currently on, shared by every copy of this module. */
@@ -119,17 +135,17 @@ interface Active {
   leave(): void;
 }
 
-/** Puts this implementation's patch on (taking off another implementation's first); returns its classes. */
-function activate(): Classes {
+/** Puts `impl`'s patch on (taking off another implementation's first); returns its classes. */
+function activatePatch(implName: string, impl: Impl): Classes {
   const slot = globalThis as unknown as { [ACTIVE]?: Active };
   const current = slot[ACTIVE];
   if (current?.owner !== implName) {
     current?.leave();
     slot[ACTIVE] = undefined;
-    impl!.enter();
-    slot[ACTIVE] = { owner: implName, leave: impl!.leave };
+    impl.enter();
+    slot[ACTIVE] = { owner: implName, leave: impl.leave };
   }
-  return impl!.classes();
+  return impl.classes();
 }
 
 // ---- the loopback server (one per process, shared by the implementations through globalThis) ----
@@ -214,14 +230,8 @@ async function readAll(body: ReadableStream<Uint8Array>, tally: Tally): Promise<
   }
 }
 
-/**
- * The benchmark for scenario `id` for this module's implementation, or undefined when this
- * implementation (or runtime) takes no part. `NativeRS` is the runtime's own ReadableStream.
- */
-export function build(id: string, data: Data, NativeRS: RS): RuntimeBench | undefined {
-  if (runtime === undefined) return undefined;
-  if (loadError !== undefined) throw new Error(`could not load ${implName}: ${loadError}`);
-  if (impl === undefined) return undefined;
+function buildBench(id: string, data: Data, NativeRS: RS, implName: string, impl: Impl): RuntimeBench | undefined {
+  const activate = (): Classes => activatePatch(implName, impl);
   const { chunks, expect } = data;
   const note = impl.note;
   const serverName = runtime === "deno" ? "Deno.serve" : "Bun.serve";
@@ -275,7 +285,7 @@ export function build(id: string, data: Data, NativeRS: RS): RuntimeBench | unde
     case "rt-serve-3": {
       const path = `/serve-${implName}/${data.count}x${data.size}`;
       serverSlot().routes.set(path, () => {
-        const { RS, TS } = impl!.classes();
+        const { RS, TS } = impl.classes();
         const out = pullSource(RS, chunks).pipeThrough(passOn(TS)).pipeThrough(passOn(TS)).pipeThrough(passOn(TS));
         return new Response(out as unknown as BodyInit);
       });

@@ -62,8 +62,9 @@ runtimeAdapterSuite({ runtime: "Deno", adapter: deno, serve });
 // ---- Deno's resource-backed streams
 
 const NativeResponseBody = Object.getOwnPropertyDescriptor(Response.prototype, "body")!.get!;
-/** The body a Response holds, as Deno's own getter returns it (whatever a patch does to `body`). */
-const nativeBodyOf = (r: Response): unknown => NativeResponseBody.call(r);
+const NativeRequestBody = Object.getOwnPropertyDescriptor(Request.prototype, "body")!.get!;
+/** The body a Response or Request holds, as Deno's own getter returns it (whatever a patch does to `body`). */
+const nativeBodyOf = (r: Response | Request): unknown => (r instanceof Request ? NativeRequestBody : NativeResponseBody).call(r);
 
 const denoTest = (name: string, fn: (d: DenoNamespace, dir: string) => Promise<void>): void => {
   if (!onDeno) {
@@ -107,24 +108,26 @@ denoTest("a resource-backed stream passed through unread is handed back native (
   const text = renderRows(500).join("");
   const path = await tempFile(d, dir, text);
   deno.patchGlobalWebStreams();
-  const file = await d.open(path);
-  const native = file.readable;
+  const native = (await d.open(path)).readable;
   const first = new Response(native);
   assert.is(nativeBodyOf(first), native, "new Response(native) keeps the native stream");
   const shell = first.body!;
   assert.ok(shell instanceof deno.ReadableStream, "the body is seen through one of ours");
-  assert.is(deno.toNativeReadableStream(shell), native, "toNativeReadableStream(unread shell) is the native stream");
   const second = new Response(shell);
   assert.is(nativeBodyOf(second), native, "new Response(unread shell) holds the native stream itself");
+  assert.ok(shell.locked, "the shell is used up");
   assert.is(await second.text(), text);
 
+  const native2 = (await d.open(path)).readable;
+  const shell2 = new Response(native2).body!;
+  assert.is(deno.toNativeReadableStream(shell2), native2, "toNativeReadableStream(unread shell) is the native stream");
+
   // read once: no longer handed back
-  const f2 = await d.open(path);
-  const shell2 = new Response(f2.readable).body!;
-  const reader = shell2.getReader();
+  const shell3 = new Response((await d.open(path)).readable).body!;
+  const reader = shell3.getReader();
   await reader.read();
   reader.releaseLock();
-  assert.throws(() => new Response(shell2), (e: unknown) => e instanceof TypeError, "a disturbed shell is rejected");
+  assert.throws(() => new Response(shell3), (e: unknown) => e instanceof TypeError, "a disturbed shell is rejected");
 });
 
 denoTest("Deno.serve sends a file, echoes a request body and proxies a fetch body: exact bytes, native streams handed back", async (d, dir) => {
@@ -137,7 +140,7 @@ denoTest("Deno.serve sends a file, echoes a request body and proxies a fetch bod
     if (url.pathname === "/file") return new Response((await d.open(path)).readable);
     if (url.pathname === "/echo") {
       const r = new Response(req.body);
-      handedBack.push(deno.toNativeReadableStream(req.body!) === nativeBodyOf(r));
+      handedBack.push(nativeBodyOf(r) === nativeBodyOf(req));
       return r;
     }
     const upstream = await fetch(`${url.origin}/file`);

@@ -58,9 +58,12 @@ export interface GlobalPatchOptions {
   readonly after?: readonly PatchStep[];
   /**
    * Which shared steps to run (default: all). `bodyInit` converts our streams given as bodies to native
-   * ones; a runtime whose Response already takes our streams (Node.js: undici) turns it off.
+   * ones; a runtime whose Response already takes our streams (Node.js: undici) turns it off. `bodies`
+   * puts shells in front of native bodies; a runtime whose `Response.prototype.body` cannot be redefined
+   * (Bun: non-configurable) turns it off, and its bodies stay native (still `instanceof` the patched
+   * global, and piped into ours through a shell by the `pipes` step).
    */
-  readonly shared?: { readonly bodyInit?: boolean };
+  readonly shared?: { readonly bodyInit?: boolean; readonly bodies?: boolean };
 }
 
 /** The three patch functions of an adapter. */
@@ -88,7 +91,7 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
     ...(options.before ?? []),
     { name: "classes", run: replaceClasses },
     { name: "pipes", run: patchPipes },
-    { name: "bodies", run: patchBodyGetters },
+    ...(options.shared?.bodies === false ? [] : [{ name: "bodies", run: patchBodyGetters }]),
     ...(options.shared?.bodyInit === false ? [] : [{ name: "body-init", run: patchBodyInit }]),
     ...(options.after ?? []),
   ];

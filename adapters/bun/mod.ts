@@ -36,6 +36,7 @@ export type {
 const globalPatch = createGlobalPatch({
   runtime: "bun",
   checkRuntime: () => runtimeMismatch("Bun", (globalThis as { Bun?: unknown }).Bun !== undefined),
+  shared: { bodies: false },
 });
 
 /**

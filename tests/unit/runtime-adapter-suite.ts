@@ -668,8 +668,9 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
         assertBadChunkError(!r3.ok && r3.error, bad, `Request text() with ${what}`);
       }
     });
-    // without the patch, through toNativeReadableStream
-    for (const bad of BAD_CHUNKS) {
+    // without the patch, through toNativeReadableStream: the runtime's own rules for a native stream of
+    // such chunks apply (Bun encodes strings as UTF-8 there), but nothing else is ever turned into text
+    for (const bad of BAD_CHUNKS.filter((b) => typeof b.chunk !== "string")) {
       const r = await settle(new Response(asBody(adapter.toNativeReadableStream(oursOf<unknown>(bad.chunk)))).text());
       assert.not.ok(r.ok && r.value.includes(bad.stringified), `toNativeReadableStream: ${JSON.stringify(bad.chunk)} was stringified`);
     }
@@ -689,8 +690,8 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
           return new Response(oursOf<unknown>(enc.encode("<p>ok</p>"), bad.chunk, enc.encode("<p>after</p>")));
         },
         async (url) => {
-          const res = await fetch(url);
-          const got = await settle(res.text());
+          // the runtime may fail the response before or after its head was sent
+          const got = await settle(fetch(url).then((res) => res.text()));
           if (got.ok) {
             assert.not.ok(got.value.includes(bad.stringified), `stringified onto the wire: ${got.value}`);
             assert.not.ok(got.value.includes("after"), `a chunk after the bad one was sent: ${got.value}`);

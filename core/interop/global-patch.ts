@@ -10,7 +10,7 @@ import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, RuntimeName, Unp
 import { bodyShell, readableShell, takeBodyForPipe, writableShell } from "./native-shells.ts";
 import { isInstance, isNativeReadable, isNativeWritable, isOurReadable, isOurWritable, Native } from "./natives.ts";
 import { PatchTransaction } from "./patch-transaction.ts";
-import { toNativeBody } from "./to-native.ts";
+import { type BodyBridge, toNativeBody } from "./to-native.ts";
 
 /** The global names the patch replaces by fusestreams' classes. */
 export const CLASS_NAMES = [
@@ -64,6 +64,11 @@ export interface GlobalPatchOptions {
    * global, and piped into ours through a shell by the `pipes` step).
    */
   readonly shared?: { readonly bodyInit?: boolean; readonly bodies?: boolean };
+  /**
+   * The runtime's native source for our streams given as bodies (`new Response(ours)`, `Request`,
+   * `fetch`), when it has a faster one than the default (Bun: a `type: "direct"` stream); see `BodyBridge`.
+   */
+  readonly bodyBridge?: BodyBridge;
 }
 
 /** The three patch functions of an adapter. */
@@ -92,7 +97,9 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
     { name: "classes", run: replaceClasses },
     { name: "pipes", run: patchPipes },
     ...(options.shared?.bodies === false ? [] : [{ name: "bodies", run: patchBodyGetters }]),
-    ...(options.shared?.bodyInit === false ? [] : [{ name: "body-init", run: patchBodyInit }]),
+    ...(options.shared?.bodyInit === false
+      ? []
+      : [{ name: "body-init", run: (t: PatchTransaction) => patchBodyInit(t, options.bodyBridge) }]),
     ...(options.after ?? []),
   ];
   return {
@@ -262,12 +269,12 @@ export function patchBodyGetters(tx: PatchTransaction): void {
 }
 
 /** `init.body` replaced by the native stream for one of our streams (a copy of `init`; `init` itself otherwise). */
-function withNativeBody(init: unknown, context: string): unknown {
+function withNativeBody(init: unknown, context: string, bridge: BodyBridge | undefined): unknown {
   if (typeof init !== "object" || init === null) return init;
   const body = (init as { body?: unknown }).body;
   if (!isOurReadable(body)) return init;
   // A shallow copy with the same own enumerable members, as the dictionary conversion reads them.
-  return { ...(init as object), body: toNativeBody(body, context) };
+  return { ...(init as object), body: toNativeBody(body, context, bridge) };
 }
 
 /**
@@ -277,7 +284,7 @@ function withNativeBody(init: unknown, context: string): unknown {
  * proxies of the native classes whose construction converts the body first: the instances, the
  * prototypes, the statics and `instanceof` are the native ones.
  */
-export function patchBodyInit(tx: PatchTransaction): void {
+export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge): void {
   const g = global();
   for (const name of ["Response", "Request", "fetch"]) tx.record(g, name);
   const NativeResponse = g["Response"] as (new (...args: unknown[]) => object) | undefined;
@@ -285,7 +292,7 @@ export function patchBodyInit(tx: PatchTransaction): void {
     const proxy: typeof NativeResponse = new Proxy(NativeResponse, {
       construct(target, args, newTarget): object {
         if (args.length > 0 && isOurReadable(args[0])) {
-          args = [toNativeBody(args[0], "Response"), ...args.slice(1)];
+          args = [toNativeBody(args[0], "Response", bridge), ...args.slice(1)];
         }
         return Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object;
       },
@@ -296,7 +303,7 @@ export function patchBodyInit(tx: PatchTransaction): void {
   if (typeof NativeRequest === "function") {
     const proxy: typeof NativeRequest = new Proxy(NativeRequest, {
       construct(target, args, newTarget): object {
-        if (args.length > 1) args = [args[0], withNativeBody(args[1], "Request"), ...args.slice(2)];
+        if (args.length > 1) args = [args[0], withNativeBody(args[1], "Request", bridge), ...args.slice(2)];
         return Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object;
       },
     });
@@ -306,7 +313,7 @@ export function patchBodyInit(tx: PatchTransaction): void {
   if (typeof nativeFetch === "function") {
     tx.defineValue(g, "fetch", function fetch(this: unknown, input: unknown, init?: unknown) {
       if (arguments.length < 2) return nativeFetch.call(this, input);
-      return nativeFetch.call(this, input, withNativeBody(init, "fetch"));
+      return nativeFetch.call(this, input, withNativeBody(init, "fetch", bridge));
     });
   }
 }

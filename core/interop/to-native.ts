@@ -25,15 +25,26 @@ export function toNativeReadableStream<R>(stream: ReadableStream<R> | globalThis
 }
 
 /**
+ * Makes the native stream a body reads from `stream` (unlocked and undisturbed when it is called): every
+ * chunk must go through {@link bodyBytes}. The default is a native stream pulling one read at a time;
+ * a runtime with a faster native source for bodies passes its own (`createGlobalPatch({ bodyBridge })`).
+ */
+export type BodyBridge = (stream: ReadableStream<unknown>, context: string) => globalThis.ReadableStream<Uint8Array>;
+
+/**
  * The native stream a body made from `stream` reads: like {@link toNativeReadableStream}, but every chunk
  * must be a BufferSource. A chunk that is not (a string, a number, an object) errors the native stream
  * with a `TypeError` naming what was found, and cancels `stream` with that error; nothing is stringified.
  * A Uint8Array goes through as it is; another BufferSource as a Uint8Array over the same bytes.
  *
  * A locked or disturbed `stream` gives a native stream in the same state, so the runtime throws its own
- * error for it, exactly as it would for a native stream.
+ * error for it, exactly as it would for a native stream. Otherwise `bridge` makes the native stream.
  */
-export function toNativeBody(stream: ReadableStream<unknown>, context: string): globalThis.ReadableStream<Uint8Array> {
+export function toNativeBody(
+  stream: ReadableStream<unknown>,
+  context: string,
+  bridge: BodyBridge = defaultBodyBridge,
+): globalThis.ReadableStream<Uint8Array> {
   const inner = takeNativeOfBodyShell(stream);
   if (inner !== undefined) return inner;
   if (stream.locked) {
@@ -46,6 +57,10 @@ export function toNativeBody(stream: ReadableStream<unknown>, context: string): 
     void disturbed.cancel();
     return disturbed;
   }
+  return bridge(stream, context);
+}
+
+function defaultBodyBridge(stream: ReadableStream<unknown>, context: string): globalThis.ReadableStream<Uint8Array> {
   return nativeReading(stream.getReader() as ReadableStreamDefaultReader<unknown>, context) as globalThis.ReadableStream<Uint8Array>;
 }
 
@@ -62,6 +77,18 @@ export function describeValue(value: unknown): string {
     return type === "function" ? "a function" : `an object (${name})`;
   }
   return `a ${type} (${String(value)})`;
+}
+
+/**
+ * A body chunk as a Uint8Array over the same bytes (the chunk itself when it is one); throws the
+ * `TypeError` that ends a body when the chunk is not a BufferSource (`context`: the API, e.g. "Response").
+ */
+export function bodyBytes(chunk: unknown, context: string): Uint8Array {
+  const bytes = bytesOf(chunk);
+  if (bytes === undefined) {
+    throw new TypeError(`${context}: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found ${describeValue(chunk)}`);
+  }
+  return bytes;
 }
 
 /** The chunk as a Uint8Array over the same bytes, or undefined if it is not a BufferSource. */
@@ -83,14 +110,13 @@ function nativeReading<R>(reader: ReadableStreamDefaultReader<R>, bodyContext: s
     }
     let chunk = result.value as R;
     if (bodyContext !== undefined) {
-      const bytes = bytesOf(chunk);
-      if (bytes === undefined) {
-        const err = new TypeError(`${bodyContext}: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found ${describeValue(chunk)}`);
+      try {
+        chunk = bodyBytes(chunk, bodyContext) as R;
+      } catch (err) {
         controller.error(err);
         void reader.cancel(err).then(undefined, () => {});
         return;
       }
-      chunk = bytes as R;
     }
     controller.enqueue(chunk);
   };

@@ -22,6 +22,8 @@ import type {
 import { createGlobalPatch } from "../../core/interop/global-patch.ts";
 import { runtimeMismatch } from "../../core/interop/runtime.ts";
 import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
+import { patchBunConsumers } from "./consumers.ts";
+import { directBody } from "./direct-body.ts";
 
 export * from "../../mod.ts";
 export type {
@@ -36,7 +38,10 @@ export type {
 const globalPatch = createGlobalPatch({
   runtime: "bun",
   checkRuntime: () => runtimeMismatch("Bun", (globalThis as { Bun?: unknown }).Bun !== undefined),
+  // Response.prototype.body and Request.prototype.body are non-configurable in Bun: bodies stay native.
   shared: { bodies: false },
+  bodyBridge: directBody,
+  after: [{ name: "bun-consumers", run: patchBunConsumers }],
 });
 
 /**

@@ -606,6 +606,50 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     );
   });
 
+  onRuntime("bodies of ours: backpressure (a slow reader of the body keeps our source paused), cancel and errors both ways", async () => {
+    await patched(async () => {
+      let pulls = 0;
+      let cancelled: unknown = "not cancelled";
+      const source = new fuse.ReadableStream<Uint8Array>({
+        pull(c) {
+          pulls++;
+          c.enqueue(new Uint8Array(1024).fill(pulls & 255));
+          if (pulls === 100_000) c.close();
+        },
+        cancel(reason) {
+          cancelled = reason;
+        },
+      });
+      const reader = new Response(asBody(source)).body!.getReader();
+      let bytes = 0;
+      for (let i = 0; i < 3; i++) {
+        const { done, value } = await reader.read();
+        assert.not.ok(done);
+        bytes += value!.byteLength;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const paused = pulls;
+      await new Promise((r) => setTimeout(r, 30));
+      assert.is(pulls, paused, `the source stays paused while nobody reads (${pulls} pulls for ${bytes} bytes read)`);
+      assert.ok(pulls * 1024 < bytes + 512 * 1024, `bounded read-ahead: ${pulls} pulls for ${bytes} bytes read`);
+      const reason = new Error("client went away");
+      await reader.cancel(reason);
+      assert.is(cancelled, reason, "the cancel reason reaches our source by identity");
+
+      const boom = new Error("render failed");
+      let n = 0;
+      const failing = new fuse.ReadableStream<Uint8Array>({
+        pull(c) {
+          if (++n === 4) throw boom;
+          c.enqueue(enc.encode(`part ${n};`));
+        },
+      });
+      const text = await settle(new Response(asBody(failing)).text());
+      assert.not.ok(text.ok);
+      assert.is(!text.ok && text.error, boom, "our error ends the body with the same object");
+    });
+  });
+
   // ---- bad input
 
   const BAD_CHUNKS: { chunk: unknown; found: RegExp; stringified: string }[] = [

@@ -22,6 +22,7 @@ import type {
 import { createGlobalPatch } from "../../core/interop/global-patch.ts";
 import { runtimeMismatch } from "../../core/interop/runtime.ts";
 import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
+import { batchedBody } from "./batched-body.ts";
 
 export * from "../../mod.ts";
 export type {
@@ -36,6 +37,7 @@ export type {
 const globalPatch = createGlobalPatch({
   runtime: "deno",
   checkRuntime: () => runtimeMismatch("Deno", (globalThis as { Deno?: unknown }).Deno !== undefined),
+  bodyBridge: batchedBody,
 });
 
 /**

@@ -7,7 +7,7 @@
  */
 import * as api from "../../mod.ts";
 import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, RuntimeName, UnpatchGlobalWebStreams } from "./adapter.ts";
-import { bodyShell, readableShell, takeBodyForPipe, writableShell } from "./native-shells.ts";
+import { bodyShell, followNativeLock, readableShell, takeBodyForPipe, writableShell } from "./native-shells.ts";
 import { isInstance, isNativeReadable, isNativeWritable, isOurReadable, isOurWritable, Native } from "./natives.ts";
 import { PatchTransaction } from "./patch-transaction.ts";
 import { type BodyBridge, toNativeBody } from "./to-native.ts";
@@ -240,7 +240,8 @@ export function patchPipes(tx: PatchTransaction): void {
 /**
  * Step `bodies`: `Response.prototype.body` and `Request.prototype.body` return our streams: a native
  * body is seen through a byte-stream shell (the same shell every time for the same body), which reads
- * it only when read itself.
+ * it only when read itself. A native body locked by the runtime's own consumer (`text()`, `clone()`...)
+ * gives a locked shell.
  */
 export function patchBodyGetters(tx: PatchTransaction): void {
   const shells = new WeakMap<object, api.ReadableStream>();
@@ -261,6 +262,7 @@ export function patchBodyGetters(tx: PatchTransaction): void {
           shell = bodyShell(stream as globalThis.ReadableStream<Uint8Array>);
           shells.set(stream, shell);
         }
+        followNativeLock(shell);
         return shell;
       } as (this: never) => unknown,
       original!.set as ((this: never, value: never) => void) | undefined,

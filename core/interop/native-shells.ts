@@ -234,6 +234,20 @@ export function takeNativeOfBodyShell(stream: unknown): globalThis.ReadableStrea
   return state.native as globalThis.ReadableStream<Uint8Array>;
 }
 
+/**
+ * When `stream` is a body shell that nothing has read, locked or cancelled, and its native stream has been
+ * locked by something else (the runtime's own consumer, such as `text()`): locks the shell for good, so
+ * that `body.locked` reports what the native body reports. The shell will not touch the native stream.
+ */
+export function followNativeLock(stream: unknown): void {
+  const state = shellStates.get(stream as object);
+  if (state === undefined || state.touched || state.handedOver || !state.native.locked) return;
+  const body = stream as ReadableStream<Uint8Array>;
+  if (body.locked) return;
+  state.handedOver = true;
+  body.getReader();
+}
+
 /** A Uint8Array that may be transferred: the chunk itself when it owns its whole buffer, else a copy. */
 function ownedBytes(chunk: unknown): Uint8Array<ArrayBuffer> {
   if (chunk instanceof Uint8Array && chunk.buffer instanceof ArrayBuffer) {

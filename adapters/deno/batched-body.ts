@@ -24,6 +24,8 @@ export const BATCH_BYTES: number = 64 * 1024;
  */
 export function batchedBody(stream: ReadableStream<unknown>, context: string): globalThis.ReadableStream<Uint8Array> {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** Claimed by a whole-body consumer (see claimBatchedBody) or cancelled before the pipe started. */
+  let claimed = false;
   let parts: Uint8Array[] = [];
   let size = 0;
   let ended = false;
@@ -93,12 +95,16 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
     });
   };
 
-  return new Native.ReadableStream<Uint8Array>(
+  const native = new Native.ReadableStream<Uint8Array>(
     {
       start(c) {
         controller = c;
       },
       pull(): Promise<void> | undefined {
+        if (claimed) {
+          controller.close();
+          return undefined;
+        }
         if (stop === undefined) start();
         if (size > 0 || ended) {
           answer();
@@ -107,7 +113,10 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
         return new Promise<void>((resolve) => (waiting = resolve)).then(answer);
       },
       cancel(reason): Promise<void> {
-        if (stop === undefined) return stream.cancel(reason);
+        if (stop === undefined) {
+          claimed = true;
+          return stream.cancel(reason);
+        }
         parts = [];
         size = 0;
         stop.abort(reason);
@@ -120,4 +129,28 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
     },
     { highWaterMark: 0 },
   );
+  bridges.set(native, () => {
+    if (stop !== undefined || claimed || native.locked) return undefined;
+    claimed = true;
+    return { stream, context };
+  });
+  return native;
+}
+
+/** Our stream behind a bridge, with the context of its byte checks. */
+export interface ClaimedBody {
+  readonly stream: ReadableStream<unknown>;
+  readonly context: string;
+}
+
+const bridges = new WeakMap<object, () => ClaimedBody | undefined>();
+
+/**
+ * When `native` is a bridge made by {@link batchedBody} that nothing has pulled, cancelled or locked yet: claims it for a
+ * whole-body consumer, which then reads our stream itself; the bridge's first pull then closes it, so the
+ * consumer still disturbs and locks it as the runtime's consumer would. Otherwise undefined.
+ */
+export function claimBatchedBody(native: unknown): ClaimedBody | undefined {
+  if (typeof native !== "object" || native === null) return undefined;
+  return bridges.get(native)?.();
 }

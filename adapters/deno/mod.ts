@@ -23,6 +23,7 @@ import { createGlobalPatch } from "../../core/interop/global-patch.ts";
 import { runtimeMismatch } from "../../core/interop/runtime.ts";
 import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
 import { batchedBody } from "./batched-body.ts";
+import { patchDenoConsumers } from "./consumers.ts";
 
 export * from "../../mod.ts";
 export type {
@@ -38,6 +39,7 @@ const globalPatch = createGlobalPatch({
   runtime: "deno",
   checkRuntime: () => runtimeMismatch("Deno", (globalThis as { Deno?: unknown }).Deno !== undefined),
   bodyBridge: batchedBody,
+  after: [{ name: "deno-consumers", run: patchDenoConsumers }],
 });
 
 /**

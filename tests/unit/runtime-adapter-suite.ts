@@ -650,6 +650,40 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     });
   });
 
+  onRuntime("bodies of ours read whole (text, arrayBuffer, bytes, json) leave the Response as a native body leaves it", async () => {
+    const json = '{"rows":[1,2,3],"name":"ümlaut"}';
+    const parts = [json.slice(0, 7), json.slice(7, 20), json.slice(20)].map((p) => enc.encode(p));
+    /** What a method returns and the Response's state afterwards, for a body of `make()`. */
+    const observe = async (ResponseClass: typeof Response, make: () => unknown, method: "text" | "arrayBuffer" | "bytes" | "json") => {
+      const r = new ResponseClass(asBody(make()));
+      const value = await (r[method] as () => Promise<unknown>).call(r);
+      const again = await settle((r.text as () => Promise<string>).call(r));
+      return {
+        value: value instanceof ArrayBuffer ? [...new Uint8Array(value)] : value instanceof Uint8Array ? [...value] : value,
+        type: Object.prototype.toString.call(value),
+        bodyUsed: r.bodyUsed,
+        locked: r.body?.locked,
+        again: again.ok ? `ok ${again.value}` : `${(again.error as Error).name}: ${(again.error as Error).message}`,
+      };
+    };
+    for (const method of ["text", "arrayBuffer", "bytes", "json"] as const) {
+      if (typeof (Native.Response.prototype as unknown as Record<string, unknown>)[method] !== "function") continue;
+      const expected = await observe(Native.Response, () => nativeOf(...parts.map((p) => p.slice())), method);
+      await patched(async () => {
+        const actual = await observe(Response, () => oursOf(...parts.map((p) => p.slice())), method);
+        assert.equal(actual, expected, method);
+      });
+    }
+    await patched(async () => {
+      const bad = await settle(new Response(asBody(oursOf(enc.encode("{not json")))).json());
+      assert.instance(!bad.ok && bad.error, SyntaxError, "json() of bad JSON: a SyntaxError");
+      const copy = new Response(asBody(oursOf(...parts.map((p) => p.slice()))));
+      const clone = copy.clone();
+      assert.equal(await clone.json(), JSON.parse(json), "a clone, then json()");
+      assert.is(await copy.text(), json);
+    });
+  });
+
   // ---- bad input
 
   const BAD_CHUNKS: { chunk: unknown; found: RegExp; stringified: string }[] = [

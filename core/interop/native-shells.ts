@@ -14,7 +14,23 @@ import {
 } from "../../mod.ts";
 import { noop } from "./natives.ts";
 
-type NativeReader<R> = globalThis.ReadableStreamDefaultReader<R>;
+/** What a shell reads its native stream through: a native default reader, or a runtime's own reader. */
+export interface NativeReader<R> {
+  read(): Promise<ReadableStreamReadResult<R>>;
+  cancel(reason?: unknown): Promise<void>;
+  releaseLock(): void;
+}
+
+/**
+ * Hooks a runtime's patch sets (through its transaction, so unpatching restores them): `openReader`
+ * returns a faster reader for some native streams (Deno: BYOB reads of resource-backed streams into a
+ * reused buffer), or undefined to read the stream with its default reader.
+ */
+export const shellHooks: { openReader?: <R>(native: globalThis.ReadableStream<R>) => NativeReader<R> | undefined } = {};
+
+function openReader<R>(native: globalThis.ReadableStream<R>): NativeReader<R> {
+  return shellHooks.openReader?.(native) ?? native.getReader();
+}
 
 /**
  * One of our ReadableStreams reading from a native one. The native stream is locked only at the first
@@ -80,7 +96,7 @@ function byteShell<R>(
     },
     pull(): void {
       if (body !== undefined) body.touched = true;
-      (reader ??= native.getReader()).read().then(onResult, onError);
+      (reader ??= openReader(native)).read().then(onResult, onError);
     },
     cancel(reason: unknown): Promise<void> | undefined {
       if (body !== undefined) body.touched = true;
@@ -119,7 +135,7 @@ function defaultShell<R>(native: globalThis.ReadableStream<R>, onEnd: ShellEnd |
   };
   const burst = async (): Promise<void> => {
     try {
-      const r = (reader ??= native.getReader());
+      const r = (reader ??= openReader(native));
       for (;;) {
         const result = await r.read();
         if (done) return;

@@ -24,6 +24,8 @@ import { runtimeMismatch } from "../../core/interop/runtime.ts";
 import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
 import { batchedBody } from "./batched-body.ts";
 import { patchDenoConsumers } from "./consumers.ts";
+import { openResourceReader } from "./resource-reader.ts";
+import { shellHooks } from "../../core/interop/native-shells.ts";
 
 export * from "../../mod.ts";
 export type {
@@ -39,7 +41,10 @@ const globalPatch = createGlobalPatch({
   runtime: "deno",
   checkRuntime: () => runtimeMismatch("Deno", (globalThis as { Deno?: unknown }).Deno !== undefined),
   bodyBridge: batchedBody,
-  after: [{ name: "deno-consumers", run: patchDenoConsumers }],
+  after: [
+    { name: "deno-consumers", run: patchDenoConsumers },
+    { name: "deno-resource-reads", run: (tx) => tx.defineValue(shellHooks, "openReader", openResourceReader) },
+  ],
 });
 
 /**

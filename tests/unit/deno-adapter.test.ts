@@ -159,4 +159,42 @@ denoTest("Deno.serve sends a file, echoes a request body and proxies a fetch bod
   }
 });
 
+denoTest("resource-backed bodies read through our shells: several reads in flight, BYOB reads of the shell, exact bytes", async (d, dir) => {
+  const text = renderRows(3000).join("");
+  const path = await tempFile(d, dir, text);
+  deno.patchGlobalWebStreams();
+  const server = await serve!(async () => new Response((await d.open(path)).readable));
+  try {
+    // a default reader with 4 reads pending at once, again and again
+    const reader = (await fetch(server.url)).body!.getReader();
+    const parts: Uint8Array[] = [];
+    for (;;) {
+      const results = await Promise.all([reader.read(), reader.read(), reader.read(), reader.read()]);
+      for (const r of results) if (!r.done) parts.push(r.value);
+      if (results.some((r) => r.done)) break;
+    }
+    assert.is(new TextDecoder().decode(await new Blob(parts as BlobPart[]).arrayBuffer()), text, "concurrent reads");
+
+    // a BYOB reader of the shell, small views
+    const byob = (await fetch(server.url)).body!.getReader({ mode: "byob" });
+    let got = "";
+    const dec = new TextDecoder();
+    let view = new Uint8Array(1000);
+    for (;;) {
+      const { done, value } = await byob.read(view);
+      if (done) break;
+      got += dec.decode(value, { stream: true });
+      view = new Uint8Array(value.buffer);
+    }
+    assert.is(got + dec.decode(), text, "BYOB reads of the shell");
+
+    // a file read through ours, chunks kept until the end (a reused buffer must never leak into them)
+    const kept: Uint8Array[] = [];
+    await (await d.open(path)).readable.pipeTo(new deno.WritableStream({ write: (c: Uint8Array) => void kept.push(c) }) as unknown as WritableStream<Uint8Array>);
+    assert.is(new TextDecoder().decode(await new Blob(kept as BlobPart[]).arrayBuffer()), text, "file chunks kept");
+  } finally {
+    await server.stop();
+  }
+});
+
 test.run();

@@ -35,9 +35,19 @@ export type {
   UnpatchGlobalWebStreams,
 } from "../../core/interop/adapter.ts";
 
+/**
+ * Whether the code runs on Bun: the `Bun` namespace with a version string, and a user agent that says Bun
+ * (a `Bun` object put on another runtime's global by a shim does not count).
+ */
+function onBun(): boolean {
+  const bun = (globalThis as { Bun?: { version?: unknown } }).Bun;
+  const ua = (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent;
+  return typeof bun?.version === "string" && typeof ua === "string" && ua.startsWith("Bun/");
+}
+
 const globalPatch = createGlobalPatch({
   runtime: "bun",
-  checkRuntime: () => runtimeMismatch("Bun", (globalThis as { Bun?: unknown }).Bun !== undefined),
+  checkRuntime: () => runtimeMismatch("Bun", onBun()),
   // Response.prototype.body and Request.prototype.body are non-configurable in Bun: bodies stay native.
   shared: { bodies: false },
   bodyBridge: directBody,

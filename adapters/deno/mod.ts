@@ -37,9 +37,19 @@ export type {
   UnpatchGlobalWebStreams,
 } from "../../core/interop/adapter.ts";
 
+/**
+ * Whether the code runs on Deno: the `Deno` namespace with a version string, and a user agent that says
+ * Deno (a `Deno` object put on another runtime's global by a shim does not count).
+ */
+function onDeno(): boolean {
+  const deno = (globalThis as { Deno?: { version?: { deno?: unknown } } }).Deno;
+  const ua = (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent;
+  return typeof deno?.version?.deno === "string" && typeof ua === "string" && ua.startsWith("Deno/");
+}
+
 const globalPatch = createGlobalPatch({
   runtime: "deno",
-  checkRuntime: () => runtimeMismatch("Deno", (globalThis as { Deno?: unknown }).Deno !== undefined),
+  checkRuntime: () => runtimeMismatch("Deno", onDeno()),
   bodyBridge: batchedBody,
   after: [
     { name: "deno-consumers", run: patchDenoConsumers },

@@ -370,6 +370,22 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     });
   }
 
+  if (!here) {
+    test(`${label}: a ${runtime} namespace put on ${currentRuntime}'s global by a shim does not make the adapter patch`, () => {
+      const had = Object.getOwnPropertyDescriptor(globalThis, runtime);
+      const fake = runtime === "Deno" ? { version: { deno: "9.9.9", v8: "0", typescript: "0" } } : { version: "9.9.9" };
+      if (had === undefined) Object.defineProperty(globalThis, runtime, { value: fake, configurable: true, writable: true });
+      try {
+        const before = snapshotGlobals();
+        assert.throws(() => adapter.patchGlobalWebStreams(), (e: unknown) => e instanceof TypeError && (e as Error).message.includes(runtime));
+        assert.not.ok(adapter.isGlobalWebStreamsPatched());
+        assert.equal(snapshotDiff(before, snapshotGlobals()), [], "nothing changed");
+      } finally {
+        if (had === undefined) delete g[runtime];
+      }
+    });
+  }
+
   // ---- the patch itself
 
   onRuntime("the globals become ours, instanceof works both ways, patching twice is a no-op", async () => {

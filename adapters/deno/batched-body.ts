@@ -12,6 +12,7 @@
 import { type ReadableStream, WritableStream } from "../../mod.ts";
 import { Native, noop } from "../../core/interop/natives.ts";
 import { bodyBytes } from "../../core/interop/to-native.ts";
+import { joinBytes } from "./join-bytes.ts";
 
 /** The most bytes the bridge buffers ahead of the native consumer before our pipe waits. */
 export const BATCH_BYTES: number = 64 * 1024;
@@ -36,24 +37,18 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
   /** Our pipe's pending write, resolved when the native side takes the buffer. */
   let room: (() => void) | undefined;
 
-  const take = (): void => {
-    let chunk: Uint8Array;
-    if (parts.length === 1) {
-      chunk = parts[0]!;
-    } else {
-      chunk = new Uint8Array(size);
-      let offset = 0;
-      for (const part of parts) {
-        chunk.set(part, offset);
-        offset += part.byteLength;
-      }
-    }
-    parts = [];
-    size = 0;
-    controller.enqueue(chunk);
+  /** Lets our pipe's write that waits for room end. */
+  const release = (): void => {
     const resume = room;
     room = undefined;
     resume?.();
+  };
+  const take = (): void => {
+    const chunk = parts.length === 1 ? parts[0]! : joinBytes(parts, size);
+    parts = [];
+    size = 0;
+    controller.enqueue(chunk);
+    release();
   };
   const wake = (): void => {
     const pull = waiting;
@@ -121,9 +116,7 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
         size = 0;
         stop.abort(reason);
         // The pipe finishes a write in flight before it cancels ours: let a write waiting for room end.
-        const resume = room;
-        room = undefined;
-        resume?.();
+        release();
         return pipe!;
       },
     },

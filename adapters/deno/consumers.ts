@@ -13,6 +13,7 @@ import { WritableStream } from "../../mod.ts";
 import type { PatchTransaction } from "../../core/interop/patch-transaction.ts";
 import { bodyBytes } from "../../core/interop/to-native.ts";
 import { type ClaimedBody, claimBatchedBody } from "./batched-body.ts";
+import { joinBytes } from "./join-bytes.ts";
 
 /** The body getters of Deno's `Response` and `Request`, captured before any patch replaces them. */
 const NATIVE_BODY_GETTERS = new Map<string, (this: object) => unknown>();
@@ -43,13 +44,7 @@ async function collect({ stream, context }: ClaimedBody): Promise<Uint8Array<Arr
       },
     }),
   );
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.byteLength;
-  }
-  return all;
+  return joinBytes(parts, size);
 }
 
 type Method = (this: object, ...args: unknown[]) => Promise<unknown>;

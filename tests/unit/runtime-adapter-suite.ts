@@ -16,6 +16,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { CLASS_NAMES } from "../../core/interop/global-patch.ts";
 import * as fuse from "../../mod.ts";
 
 /** The adapter contract as these tests use it (core/interop's `RuntimeAdapter`). */
@@ -61,21 +62,7 @@ const Native = {
 };
 
 /** Every global name a patch replaces with a fusestreams class. */
-export const STREAM_CLASS_NAMES: readonly string[] = [
-  "ReadableStream",
-  "ReadableStreamDefaultReader",
-  "ReadableStreamBYOBReader",
-  "ReadableStreamBYOBRequest",
-  "ReadableByteStreamController",
-  "ReadableStreamDefaultController",
-  "WritableStream",
-  "WritableStreamDefaultWriter",
-  "WritableStreamDefaultController",
-  "TransformStream",
-  "TransformStreamDefaultController",
-  "ByteLengthQueuingStrategy",
-  "CountQueuingStrategy",
-];
+export const STREAM_CLASS_NAMES: readonly string[] = CLASS_NAMES;
 
 const TIMEOUT_MS = 10_000;
 const enc = new TextEncoder();
@@ -213,15 +200,7 @@ export async function collectText(stream: { getReader(): { read(): Promise<{ don
     assert.instance(value, Uint8Array, "a byte chunk");
     parts.push(value as Uint8Array);
   }
-  let size = 0;
-  for (const p of parts) size += p.byteLength;
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.byteLength;
-  }
-  return dec.decode(all);
+  return dec.decode(await new Blob(parts as BlobPart[]).arrayBuffer());
 }
 
 /** A fusestreams stream of the given chunks (whatever they are), then closed. */

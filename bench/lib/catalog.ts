@@ -375,6 +375,14 @@ export const SCENARIOS: readonly Scenario[] = [
     bytes: 2 * MiB,
     ops: 0,
   },
+  {
+    id: "rt-proxy",
+    group: 12,
+    title: "Deno/Bun: a route forwarding a fetch() body untouched (new Response(upstream.body)) from a file route (FsFile.readable / Bun.file) to a loopback fetch() client",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
   // 12, floors (native only): the same I/O without the transforms and pipes
   {
     id: "rt-floor-response-forward",

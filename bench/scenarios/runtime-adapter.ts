@@ -15,6 +15,10 @@
  * port 0, one per process, unref'd so they never keep the worker alive.
  * @module
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
 import { type Data, freshChunks } from "../lib/catalog.ts";
 import { Tally } from "../lib/tally.ts";
 
@@ -47,12 +51,14 @@ interface Impl {
 }
 
 interface DenoLike {
+  open(path: string): Promise<{ readable: ReadableStream<Uint8Array> }>;
   serve(
     options: { hostname: string; port: number; onListen?: () => void },
     handler: (request: Request) => Response | Promise<Response>,
   ): { addr: { port: number }; unref(): void };
 }
 interface BunLike {
+  file(path: string): Blob;
   serve(options: { hostname: string; port: number; fetch: (request: Request) => Response | Promise<Response> }): { port: number; unref(): void };
 }
 
@@ -155,11 +161,14 @@ const SERVER = Symbol.for("fusestreams.bench.runtimeAdapterServer");
 interface ServerSlot {
   url?: string;
   routes: Map<string, Handler>;
+  /** temporary files with a scenario's bytes, by size */
+  files: Map<string, string>;
+  dir?: string;
 }
 
 function serverSlot(): ServerSlot {
   const slot = globalThis as unknown as { [SERVER]?: ServerSlot };
-  return (slot[SERVER] ??= { routes: new Map() });
+  return (slot[SERVER] ??= { routes: new Map(), files: new Map() });
 }
 
 /** The server's base URL, starting it on first use. */
@@ -180,6 +189,30 @@ function serverUrl(): string {
     s.url = `http://127.0.0.1:${server.port}`;
   }
   return s.url;
+}
+
+/** A temporary file with the scenario's bytes (one per size, removed when the process exits). */
+function dataFile(data: Data): string {
+  const slot = serverSlot();
+  const key = `${data.count}x${data.size}`;
+  let path = slot.files.get(key);
+  if (path === undefined) {
+    if (slot.dir === undefined) {
+      const dir = mkdtempSync(join(tmpdir(), "fusestreams-bench-"));
+      slot.dir = dir;
+      process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    }
+    path = join(slot.dir, `${key}.bin`);
+    const all = new Uint8Array(data.bytes);
+    let offset = 0;
+    for (const chunk of data.chunks) {
+      all.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    writeFileSync(path, all);
+    slot.files.set(key, path);
+  }
+  return path;
 }
 
 function passOn(TS: TS): TransformStream<Uint8Array, Uint8Array> {
@@ -297,6 +330,28 @@ function buildBench(id: string, data: Data, NativeRS: RS, implName: string, impl
           const tally = new Tally();
           tally.add(new Uint8Array(await response.arrayBuffer()));
           tally.check(expect, `${serverName} route -> loopback client`);
+        },
+      };
+    }
+
+    case "rt-proxy": {
+      // A route that forwards another response's body untouched: with the patch, `upstream.body` is one of
+      // our shells, and `new Response(shell)` must give the runtime its own (resource-backed) stream back.
+      const file = dataFile(data);
+      const filePath = `/file/${data.count}x${data.size}`;
+      serverSlot().routes.set(filePath, async () =>
+        G.Deno !== undefined ? new Response((await G.Deno.open(file)).readable) : new Response(G.Bun!.file(file)),
+      );
+      const path = `/proxy-${implName}/${data.count}x${data.size}`;
+      serverSlot().routes.set(path, async () => new Response((await fetch(serverUrl() + filePath)).body));
+      return {
+        note: `${note ? `${note}; ` : ""}${serverName} route: new Response((await fetch(file route)).body); client: fetch() + arrayBuffer()`,
+        async run() {
+          activate();
+          const response = await fetch(serverUrl() + path);
+          const tally = new Tally();
+          tally.add(new Uint8Array(await response.arrayBuffer()));
+          tally.check(expect, "proxy route -> loopback client");
         },
       };
     }

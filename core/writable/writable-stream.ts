@@ -23,7 +23,7 @@ let wrap: (s: WritableStreamInternal) => WritableStream;
 const kWrap = Symbol();
 
 /** A destination for data (§5.2). */
-export class WritableStream<W = unknown> {
+export class WritableStream<W = any> {
   #s: WritableStreamInternal;
 
   /** Creates a WritableStream over `underlyingSink` with the given queuing strategy. */

@@ -1,0 +1,75 @@
+/**
+ * The public types of TransformStream and its controller, as structural interfaces (see `readable.ts` for
+ * why) plus the classes behind them.
+ * @module
+ */
+import {
+  TransformStream as TransformStreamClass,
+  TransformStreamDefaultController as ControllerClass,
+} from "../transform/transform-stream.ts";
+import type { QueuingStrategy, Transformer } from "../types.ts";
+import type { ReadableStream } from "./readable.ts";
+import type { WritableStream } from "./writable.ts";
+
+/** A writable side and a readable side: chunks of type `I` written in come out as chunks of type `O` (Streams §6.2). */
+export interface TransformStream<I = any, O = any> {
+  /** The side the transformed chunks come out of. */
+  readonly readable: ReadableStream<O>;
+  /** The side chunks are written into. */
+  readonly writable: WritableStream<I>;
+}
+
+/** The `TransformStream` constructor. */
+export interface TransformStreamConstructor {
+  /** The prototype of every TransformStream. */
+  readonly prototype: TransformStream;
+  /**
+   * Creates a transform stream that runs `transformer` on each chunk. Without a transformer it passes every
+   * chunk through unchanged.
+   */
+  new <I = any, O = any>(
+    transformer?: Transformer<I, O>,
+    writableStrategy?: QueuingStrategy<I>,
+    readableStrategy?: QueuingStrategy<O>,
+  ): TransformStream<I, O>;
+}
+
+/** The controller a TransformStream hands its transformer (Streams §6.3). */
+export interface TransformStreamDefaultController<O = any> {
+  /** How much the readable side wants; `null` once errored. */
+  readonly desiredSize: number | null;
+  /** Queues a chunk on the readable side. */
+  enqueue(chunk?: O): void;
+  /** Errors both sides with `reason`. */
+  error(reason?: any): void;
+  /** Closes the readable side and errors the writable side. */
+  terminate(): void;
+}
+
+/** The `TransformStreamDefaultController` interface object: for `instanceof`; `new` throws a TypeError. */
+export interface TransformStreamDefaultControllerConstructor {
+  /** The prototype of every transform stream controller. */
+  readonly prototype: TransformStreamDefaultController;
+  /** Always throws a TypeError: controllers are made by TransformStream. */
+  new (): TransformStreamDefaultController;
+}
+
+/**
+ * A transform stream (Streams §6.2): `new TransformStream(transformer, writableStrategy, readableStrategy)`.
+ *
+ * @example
+ * ```ts
+ * import { ReadableStream, TransformStream } from "fusestreams";
+ *
+ * const upper = new TransformStream<string, string>({
+ *   transform(chunk, controller) {
+ *     controller.enqueue(chunk.toUpperCase());
+ *   },
+ * });
+ * for await (const chunk of ReadableStream.from(["a", "b"]).pipeThrough(upper)) console.log(chunk);
+ * ```
+ */
+export const TransformStream: TransformStreamConstructor = TransformStreamClass;
+
+/** The controller a TransformStream hands its transformer (Streams §6.3). */
+export const TransformStreamDefaultController: TransformStreamDefaultControllerConstructor = ControllerClass;

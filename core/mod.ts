@@ -1,8 +1,9 @@
 /**
  * The fusestreams core: the WHATWG Streams Standard in runtime-agnostic TypeScript.
  *
- * The classes are exported as constants typed with structural interfaces (`core/api/`), so that they are
- * interchangeable in TypeScript with the runtime's own stream types, as they are at run time.
+ * The classes are exported as constants whose instance types are the environment's global stream interfaces
+ * (`core/api/`), so that they are interchangeable in TypeScript with the runtime's own streams, as they are
+ * at run time.
  * @module
  */
 export {
@@ -13,11 +14,8 @@ export {
   type ReadableStreamConstructor,
   ReadableStreamDefaultReader,
   type ReadableStreamDefaultReaderConstructor,
-  type ReadableStreamGenericReader,
-  type ReadableStreamReadDoneResult,
   type ReadableStreamReader,
   type ReadableStreamReadResult,
-  type ReadableStreamReadValueResult,
   type ReadableWritablePair,
 } from "./api/readable.ts";
 export {

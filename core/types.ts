@@ -127,3 +127,4 @@ export interface ReadableStreamBYOBReaderReadOptions {
   /** The minimum number of elements to read before the read fulfills (default 1). */
   min?: number;
 }
+

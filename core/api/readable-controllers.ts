@@ -1,7 +1,7 @@
 /**
  * The public types of the objects a readable stream hands its underlying source: the two controllers and the
- * BYOB request, as structural interfaces (see `readable.ts` for why) plus the classes behind them. None of
- * them can be constructed by user code: the constructors throw a TypeError.
+ * BYOB request, as the environment's global interfaces (see `readable.ts` for why), plus the classes behind
+ * them. None of them can be constructed by user code: the constructors throw a TypeError.
  * @module
  */
 import {
@@ -10,41 +10,14 @@ import {
 } from "../readable/byte-controller.ts";
 import { ReadableStreamDefaultController as DefaultControllerClass } from "../readable/default-controller.ts";
 
-/** The controller a default ReadableStream hands its underlying source (Streams §4.6). */
-export interface ReadableStreamDefaultController<R = any> {
-  /** How much the stream wants: the high-water mark minus what is queued; `null` once errored, 0 once closed. */
-  readonly desiredSize: number | null;
-  /** Closes the stream; readers get `done` after the queued chunks. */
-  close(): void;
-  /** Queues a chunk for the readers. */
-  enqueue(chunk?: R): void;
-  /** Errors the stream: pending and future reads reject with `e`. */
-  error(e?: any): void;
-}
+/** The controller a default ReadableStream hands its underlying source (Streams §4.6): the global interface. */
+export type ReadableStreamDefaultController<R = any> = globalThis.ReadableStreamDefaultController<R>;
 
-/** The controller a readable byte stream (`type: "bytes"`) hands its underlying source (Streams §4.7). */
-export interface ReadableByteStreamController {
-  /** The BYOB read waiting to be filled, or `null`. */
-  readonly byobRequest: ReadableStreamBYOBRequest | null;
-  /** How many bytes the stream wants; `null` once errored, 0 once closed. */
-  readonly desiredSize: number | null;
-  /** Closes the stream once the queued bytes have been read. */
-  close(): void;
-  /** Queues the bytes of `chunk`; its buffer is transferred, so the caller's buffer becomes detached. */
-  enqueue(chunk: ArrayBufferView<ArrayBuffer>): void;
-  /** Errors the stream: pending and future reads reject with `e`. */
-  error(e?: any): void;
-}
+/** The controller a readable byte stream (`type: "bytes"`) hands its underlying source (Streams §4.7): the global interface. */
+export type ReadableByteStreamController = globalThis.ReadableByteStreamController;
 
-/** A BYOB read as the underlying byte source sees it: fill `view`, then `respond()` (Streams §4.8). */
-export interface ReadableStreamBYOBRequest {
-  /** The view to write into, or `null` once the request was answered. */
-  readonly view: ArrayBufferView<ArrayBuffer> | null;
-  /** Says that `bytesWritten` bytes were written at the start of `view`. */
-  respond(bytesWritten: number): void;
-  /** Answers with a new view over the request's (transferred) buffer instead of writing into `view`. */
-  respondWithNewView(view: ArrayBufferView<ArrayBuffer>): void;
-}
+/** A BYOB read as the underlying byte source sees it: fill `view`, then `respond()` (Streams §4.8): the global interface. */
+export type ReadableStreamBYOBRequest = globalThis.ReadableStreamBYOBRequest;
 
 /** Either controller. */
 export type ReadableStreamController<T> = ReadableStreamDefaultController<T> | ReadableByteStreamController;
@@ -74,10 +47,10 @@ export interface ReadableStreamBYOBRequestConstructor {
 }
 
 /** The controller a default ReadableStream hands its underlying source (Streams §4.6). */
-export const ReadableStreamDefaultController: ReadableStreamDefaultControllerConstructor = DefaultControllerClass;
+export const ReadableStreamDefaultController: ReadableStreamDefaultControllerConstructor = DefaultControllerClass as unknown as ReadableStreamDefaultControllerConstructor;
 
 /** The controller a readable byte stream hands its underlying source (Streams §4.7). */
-export const ReadableByteStreamController: ReadableByteStreamControllerConstructor = ByteControllerClass;
+export const ReadableByteStreamController: ReadableByteStreamControllerConstructor = ByteControllerClass as unknown as ReadableByteStreamControllerConstructor;
 
 /** A BYOB read as the underlying byte source sees it (Streams §4.8). */
-export const ReadableStreamBYOBRequest: ReadableStreamBYOBRequestConstructor = BYOBRequestClass;
+export const ReadableStreamBYOBRequest: ReadableStreamBYOBRequestConstructor = BYOBRequestClass as unknown as ReadableStreamBYOBRequestConstructor;

@@ -1,52 +1,28 @@
 /**
- * The public types of the readable side: ReadableStream, its readers and its async iterator, as structural
- * interfaces plus the constructors that implement them.
+ * The public types of the readable side: ReadableStream, its readers and its async iterator, plus the
+ * constructors (the classes behind them).
  *
- * Why interfaces and not the classes themselves: the classes keep their state in `#private` fields, and a
- * class with a `#private` member is nominal in TypeScript, so a runtime's own `ReadableStream` would not be
- * assignable to ours (nor ours to a parameter typed with a class). These interfaces have the members the
- * standard defines, with the generic defaults and result types the runtimes' declarations use (lib.dom and
- * @types/node), so a stream of either kind type-checks wherever the other is expected, as it runs.
+ * The instance types are the global interfaces of the environment the code is compiled in (lib.dom,
+ * @types/node, Deno, Bun, workers), not the classes. The classes keep their state in `#private` fields, and
+ * a class with a `#private` member is nominal in TypeScript: a runtime's own stream would not be assignable
+ * to it. Nor would separately declared interfaces do: TypeScript cannot relate two independent declarations
+ * of the streams API with a concrete chunk type (it infers `T | undefined` for `pipeThrough<T>` from the two
+ * `ReadableStreamReadResult` unions; lib.dom's and @types/node's own streams are not assignable to each other
+ * either). With the global interfaces, a fusestreams stream and a native one are the same type, with
+ * lib.dom's generic defaults (`any`); the constructors are checked against them when the core is compiled.
  * @module
  */
 import { ReadableStreamBYOBReader as BYOBReaderClass } from "../readable/byob-reader.ts";
 import { ReadableStreamDefaultReader as DefaultReaderClass } from "../readable/default-reader.ts";
 import { ReadableStream as ReadableStreamClass } from "../readable/readable-stream.ts";
-import type {
-  QueuingStrategy,
-  ReadableStreamBYOBReaderReadOptions,
-  ReadableStreamGetReaderOptions,
-  ReadableStreamIteratorOptions,
-  StreamPipeOptions,
-  UnderlyingByteSource,
-  UnderlyingDefaultSource,
-  UnderlyingSource,
-} from "../types.ts";
-import type { WritableStream } from "./writable.ts";
+import type { QueuingStrategy, UnderlyingByteSource, UnderlyingDefaultSource, UnderlyingSource } from "../types.ts";
 
-/** A readable stream of chunks of type `R`: read it, pipe it, tee it or iterate over it (Streams §4.2). */
-export interface ReadableStream<R = any> {
-  /** Whether the stream is locked to a reader (or a pipe). */
-  readonly locked: boolean;
-  /** Cancels the stream: the consumer has lost interest; `reason` goes to the underlying source's `cancel()`. */
-  cancel(reason?: any): Promise<void>;
-  /** Locks the stream to a new BYOB reader (readable byte streams only). */
-  getReader(options: { mode: "byob" }): ReadableStreamBYOBReader;
-  /** Locks the stream to a new default reader. */
-  getReader(): ReadableStreamDefaultReader<R>;
-  /** Locks the stream to a new reader: a BYOB reader with `{ mode: "byob" }`, a default reader otherwise. */
-  getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamReader<R>;
-  /** Pipes this stream into `transform.writable` and returns `transform.readable`. */
-  pipeThrough<T>(transform: ReadableWritablePair<T, R>, options?: StreamPipeOptions): ReadableStream<T>;
-  /** Pipes this stream into `destination`; fulfills when everything was written and the destination closed. */
-  pipeTo(destination: WritableStream<R>, options?: StreamPipeOptions): Promise<void>;
-  /** Splits the stream into two branches that each receive every chunk. */
-  tee(): [ReadableStream<R>, ReadableStream<R>];
-  /** An async iterator over the chunks (`for await (const chunk of stream)`). */
-  [Symbol.asyncIterator](options?: ReadableStreamIteratorOptions): ReadableStreamAsyncIterator<R>;
-  /** An async iterator over the chunks; with `{ preventCancel: true }` leaving the loop early does not cancel. */
-  values(options?: ReadableStreamIteratorOptions): ReadableStreamAsyncIterator<R>;
-}
+/**
+ * A readable stream of chunks of type `R` (Streams §4.2): the global `ReadableStream` interface of the
+ * environment the code is compiled in (lib.dom, @types/node, Deno, Bun, workers), so that a fusestreams
+ * stream and a runtime's own stream are the same type.
+ */
+export type ReadableStream<R = any> = globalThis.ReadableStream<R>;
 
 /** The `ReadableStream` constructor and its static members. */
 export interface ReadableStreamConstructor {
@@ -63,47 +39,13 @@ export interface ReadableStreamConstructor {
 }
 
 /** A writable stream and a readable stream that belong together, such as a TransformStream's two sides. */
-export interface ReadableWritablePair<R = any, W = any> {
-  /** The side data comes out of. */
-  readable: ReadableStream<R>;
-  /** The side data is written into. */
-  writable: WritableStream<W>;
-}
+export type ReadableWritablePair<R = any, W = any> = globalThis.ReadableWritablePair<R, W>;
 
-/** What a reader's `read()` fulfills with while the stream still has a chunk. */
-export interface ReadableStreamReadValueResult<T> {
-  /** Always `false`: a chunk was read. */
-  done: false;
-  /** The chunk. */
-  value: T;
-}
+/** A reader that reads chunks from a ReadableStream it has locked (Streams §4.3): the global interface. */
+export type ReadableStreamDefaultReader<R = any> = globalThis.ReadableStreamDefaultReader<R>;
 
-/** What a reader's `read()` fulfills with once the stream is closed. */
-export interface ReadableStreamReadDoneResult<T> {
-  /** Always `true`: there are no more chunks. */
-  done: true;
-  /** `undefined`, or for a BYOB read on a closed stream, an empty view over the buffer that was passed in. */
-  value: T | undefined;
-}
-
-/** The result of a reader's `read()`. */
-export type ReadableStreamReadResult<T> = ReadableStreamReadValueResult<T> | ReadableStreamReadDoneResult<T>;
-
-/** The members both kinds of reader have. */
-export interface ReadableStreamGenericReader {
-  /** Fulfills when the stream closes; rejects when it errors or when the reader's lock is released. */
-  readonly closed: Promise<void>;
-  /** Cancels the stream (the reader must still hold the lock). */
-  cancel(reason?: any): Promise<void>;
-}
-
-/** A reader that reads chunks from a ReadableStream it has locked (Streams §4.3). */
-export interface ReadableStreamDefaultReader<R = any> extends ReadableStreamGenericReader {
-  /** Reads the next chunk: `{ done: false, value }`, or `{ done: true, value: undefined }` once closed. */
-  read(): Promise<ReadableStreamReadResult<R>>;
-  /** Releases the lock on the stream; reads still pending reject with a TypeError. */
-  releaseLock(): void;
-}
+/** The result of a reader's `read()`: `{ done: false, value }`, or `{ done: true, value: undefined }` once closed. */
+export type ReadableStreamReadResult<T> = Awaited<ReturnType<ReadableStreamDefaultReader<T>["read"]>>;
 
 /** The `ReadableStreamDefaultReader` constructor. */
 export interface ReadableStreamDefaultReaderConstructor {
@@ -113,16 +55,11 @@ export interface ReadableStreamDefaultReaderConstructor {
   new <R = any>(stream: ReadableStream<R>): ReadableStreamDefaultReader<R>;
 }
 
-/** A reader of a readable byte stream that reads into buffers the consumer supplies (Streams §4.4). */
-export interface ReadableStreamBYOBReader extends ReadableStreamGenericReader {
-  /**
-   * Reads bytes into `view` (at least `options.min` elements, default 1). The view's buffer is transferred:
-   * the result is a new view of the same type over it, and `view` itself becomes unusable.
-   */
-  read<T extends ArrayBufferView<ArrayBuffer>>(view: T, options?: ReadableStreamBYOBReaderReadOptions): Promise<ReadableStreamReadResult<T>>;
-  /** Releases the lock on the stream; reads still pending reject with a TypeError. */
-  releaseLock(): void;
-}
+/** A reader of a readable byte stream that reads into buffers the consumer supplies (Streams §4.4): the global interface. */
+export type ReadableStreamBYOBReader = globalThis.ReadableStreamBYOBReader;
+
+/** Either kind of reader. */
+export type ReadableStreamReader<T> = ReadableStreamDefaultReader<T> | ReadableStreamBYOBReader;
 
 /** The `ReadableStreamBYOBReader` constructor. */
 export interface ReadableStreamBYOBReaderConstructor {
@@ -132,17 +69,12 @@ export interface ReadableStreamBYOBReaderConstructor {
   new (stream: ReadableStream<Uint8Array<ArrayBuffer>>): ReadableStreamBYOBReader;
 }
 
-/** Either kind of reader. */
-export type ReadableStreamReader<T> = ReadableStreamDefaultReader<T> | ReadableStreamBYOBReader;
-
 /**
- * The async iterator of `stream.values()` and `for await (const chunk of stream)`. Leaving the loop early
- * (`break`, `return`, a throw) cancels the stream unless `{ preventCancel: true }` was given.
+ * The async iterator of `stream.values()` and `for await (const chunk of stream)`: the one the environment's
+ * `ReadableStream` declares (where it declares none, e.g. lib.dom without DOM.AsyncIterable, an
+ * `AsyncIterableIterator`). Leaving the loop early cancels the stream unless `{ preventCancel: true }` was given.
  */
-export interface ReadableStreamAsyncIterator<T> extends AsyncIteratorObject<T, BuiltinIteratorReturn, unknown> {
-  /** The iterator itself. */
-  [Symbol.asyncIterator](): ReadableStreamAsyncIterator<T>;
-}
+export type ReadableStreamAsyncIterator<T> = ReadableStream<T> extends { values(...args: any[]): infer I } ? I : AsyncIterableIterator<T>;
 
 /**
  * A readable stream (Streams §4.2): `new ReadableStream(underlyingSource, strategy)` or
@@ -156,10 +88,10 @@ export interface ReadableStreamAsyncIterator<T> extends AsyncIteratorObject<T, B
  * for await (const chunk of stream) console.log(chunk);
  * ```
  */
-export const ReadableStream: ReadableStreamConstructor = ReadableStreamClass;
+export const ReadableStream: ReadableStreamConstructor = ReadableStreamClass as unknown as ReadableStreamConstructor;
 
 /** A reader that reads chunks from a ReadableStream it has locked (Streams §4.3): `stream.getReader()`. */
-export const ReadableStreamDefaultReader: ReadableStreamDefaultReaderConstructor = DefaultReaderClass;
+export const ReadableStreamDefaultReader: ReadableStreamDefaultReaderConstructor = DefaultReaderClass as unknown as ReadableStreamDefaultReaderConstructor;
 
 /** A reader of a readable byte stream that reads into buffers the consumer supplies (Streams §4.4). */
-export const ReadableStreamBYOBReader: ReadableStreamBYOBReaderConstructor = BYOBReaderClass;
+export const ReadableStreamBYOBReader: ReadableStreamBYOBReaderConstructor = BYOBReaderClass as unknown as ReadableStreamBYOBReaderConstructor;

@@ -1,19 +1,14 @@
 /**
- * The public types of the two built-in queuing strategies, as structural interfaces (see `readable.ts` for
- * why) plus the classes behind them.
+ * The public types of the two built-in queuing strategies, as the environment's global interfaces (see
+ * `readable.ts` for why), plus the classes behind them.
  * @module
  */
 import { ByteLengthQueuingStrategy as ByteLengthClass } from "../strategies/byte-length.ts";
 import { CountQueuingStrategy as CountClass } from "../strategies/count.ts";
-import type { QueuingStrategy, QueuingStrategyInit, QueuingStrategySize } from "../types.ts";
+import type { QueuingStrategyInit } from "../types.ts";
 
-/** A queuing strategy that measures each chunk by its `byteLength` (Streams §7.2). */
-export interface ByteLengthQueuingStrategy extends QueuingStrategy<ArrayBufferView> {
-  /** How many bytes may be queued before the stream signals backpressure. */
-  readonly highWaterMark: number;
-  /** Returns `chunk.byteLength`. */
-  readonly size: QueuingStrategySize<ArrayBufferView>;
-}
+/** A queuing strategy that measures each chunk by its `byteLength` (Streams §7.2): the global interface. */
+export type ByteLengthQueuingStrategy = globalThis.ByteLengthQueuingStrategy;
 
 /** The `ByteLengthQueuingStrategy` constructor. */
 export interface ByteLengthQueuingStrategyConstructor {
@@ -23,13 +18,8 @@ export interface ByteLengthQueuingStrategyConstructor {
   new (init: QueuingStrategyInit): ByteLengthQueuingStrategy;
 }
 
-/** A queuing strategy that counts chunks: each chunk has size 1 (Streams §7.3). */
-export interface CountQueuingStrategy extends QueuingStrategy {
-  /** How many chunks may be queued before the stream signals backpressure. */
-  readonly highWaterMark: number;
-  /** Returns 1. */
-  readonly size: QueuingStrategySize;
-}
+/** A queuing strategy that counts chunks: each chunk has size 1 (Streams §7.3): the global interface. */
+export type CountQueuingStrategy = globalThis.CountQueuingStrategy;
 
 /** The `CountQueuingStrategy` constructor. */
 export interface CountQueuingStrategyConstructor {
@@ -40,7 +30,7 @@ export interface CountQueuingStrategyConstructor {
 }
 
 /** A queuing strategy that measures each chunk by its `byteLength` (Streams §7.2). */
-export const ByteLengthQueuingStrategy: ByteLengthQueuingStrategyConstructor = ByteLengthClass;
+export const ByteLengthQueuingStrategy: ByteLengthQueuingStrategyConstructor = ByteLengthClass as unknown as ByteLengthQueuingStrategyConstructor;
 
 /** A queuing strategy that counts chunks (Streams §7.3). */
-export const CountQueuingStrategy: CountQueuingStrategyConstructor = CountClass;
+export const CountQueuingStrategy: CountQueuingStrategyConstructor = CountClass as unknown as CountQueuingStrategyConstructor;

@@ -1,6 +1,6 @@
 /**
- * The public types of TransformStream and its controller, as structural interfaces (see `readable.ts` for
- * why) plus the classes behind them.
+ * The public types of TransformStream and its controller, as the environment's global interfaces (see
+ * `readable.ts` for why), plus the classes behind them.
  * @module
  */
 import {
@@ -8,16 +8,9 @@ import {
   TransformStreamDefaultController as ControllerClass,
 } from "../transform/transform-stream.ts";
 import type { QueuingStrategy, Transformer } from "../types.ts";
-import type { ReadableStream } from "./readable.ts";
-import type { WritableStream } from "./writable.ts";
 
-/** A writable side and a readable side: chunks of type `I` written in come out as chunks of type `O` (Streams §6.2). */
-export interface TransformStream<I = any, O = any> {
-  /** The side the transformed chunks come out of. */
-  readonly readable: ReadableStream<O>;
-  /** The side chunks are written into. */
-  readonly writable: WritableStream<I>;
-}
+/** A writable side and a readable side: chunks of type `I` written in come out as chunks of type `O` (Streams §6.2): the global interface. */
+export type TransformStream<I = any, O = any> = globalThis.TransformStream<I, O>;
 
 /** The `TransformStream` constructor. */
 export interface TransformStreamConstructor {
@@ -34,17 +27,8 @@ export interface TransformStreamConstructor {
   ): TransformStream<I, O>;
 }
 
-/** The controller a TransformStream hands its transformer (Streams §6.3). */
-export interface TransformStreamDefaultController<O = any> {
-  /** How much the readable side wants; `null` once errored. */
-  readonly desiredSize: number | null;
-  /** Queues a chunk on the readable side. */
-  enqueue(chunk?: O): void;
-  /** Errors both sides with `reason`. */
-  error(reason?: any): void;
-  /** Closes the readable side and errors the writable side. */
-  terminate(): void;
-}
+/** The controller a TransformStream hands its transformer (Streams §6.3): the global interface. */
+export type TransformStreamDefaultController<O = any> = globalThis.TransformStreamDefaultController<O>;
 
 /** The `TransformStreamDefaultController` interface object: for `instanceof`; `new` throws a TypeError. */
 export interface TransformStreamDefaultControllerConstructor {
@@ -69,7 +53,7 @@ export interface TransformStreamDefaultControllerConstructor {
  * for await (const chunk of ReadableStream.from(["a", "b"]).pipeThrough(upper)) console.log(chunk);
  * ```
  */
-export const TransformStream: TransformStreamConstructor = TransformStreamClass;
+export const TransformStream: TransformStreamConstructor = TransformStreamClass as unknown as TransformStreamConstructor;
 
 /** The controller a TransformStream hands its transformer (Streams §6.3). */
-export const TransformStreamDefaultController: TransformStreamDefaultControllerConstructor = ControllerClass;
+export const TransformStreamDefaultController: TransformStreamDefaultControllerConstructor = ControllerClass as unknown as TransformStreamDefaultControllerConstructor;

@@ -28,7 +28,7 @@ import type {
 } from "../types.ts";
 import { IsWritableStreamLocked } from "../writable/stream-internal.ts";
 import { writableStreamInternal } from "../writable/writable-stream.ts";
-import type { ReadableStream as PublicReadableStream, ReadableStreamAsyncIterator, ReadableStreamReader, ReadableWritablePair } from "../api/readable.ts";
+import type { ReadableStream as PublicReadableStream, ReadableStreamAsyncIterator, ReadableWritablePair } from "../api/readable.ts";
 import type { WritableStream } from "../api/writable.ts";
 import { CreateReadableStreamAsyncIterator } from "./async-iterator.ts";
 import { registerReadableStreamBrand } from "./brand.ts";
@@ -154,12 +154,13 @@ export class ReadableStream<R = any> {
   /** Locks the stream and returns a default reader, or a BYOB reader with `{ mode: "byob" }`. */
   getReader(options: { mode: "byob" }): ReadableStreamBYOBReader;
   getReader(): ReadableStreamDefaultReader<R>;
-  getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamReader<R>;
-  getReader(options: ReadableStreamGetReaderOptions | undefined = undefined): ReadableStreamReader<R> {
+  getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamDefaultReader<R> | ReadableStreamBYOBReader;
+  getReader(options: ReadableStreamGetReaderOptions | undefined = undefined): ReadableStreamDefaultReader<R> | ReadableStreamBYOBReader {
     if (getStream(this) === undefined) throw illegal();
     const dict = convertDictionary(options, "options");
     const mode = dict === undefined ? undefined : dict.mode;
-    if (mode === undefined) return new ReadableStreamDefaultReader<R>(this);
+    // The class is the implementation of the global interface the readers take (tests/types/conformance.ts).
+    if (mode === undefined) return new ReadableStreamDefaultReader<R>(this as unknown as PublicReadableStream<R>);
     const str = convertDOMString(mode);
     if (str !== "byob") throw typeError(`'${str}' is not a valid ReadableStreamReaderMode; the only valid mode is 'byob'`);
     return new ReadableStreamBYOBReader(this as unknown as PublicReadableStream<Uint8Array<ArrayBuffer>>);

@@ -16,7 +16,6 @@ export {
   type ReadableStreamDefaultReaderConstructor,
   type ReadableStreamReader,
   type ReadableStreamReadResult,
-  type ReadableWritablePair,
 } from "./api/readable.ts";
 export {
   ReadableByteStreamController,

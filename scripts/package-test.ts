@@ -20,7 +20,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { join } from "node:path";
 import process from "node:process";
 import { allTargets } from "./check-exports.ts";
-import { BIN, isMain, npmCommand, rootPath, run, type RunResult, systemNode } from "./lib.ts";
+import { BIN, isMain, npmCommand, rootPath, run, type RunResult, systemNode, versionOf } from "./lib.ts";
 
 const TMP = rootPath(".tmp", "package");
 const PROJECT = join(TMP, "consumer");
@@ -123,13 +123,12 @@ export const TYPE_SETUPS: readonly TypeSetup[] = [
 ];
 
 /** Type-checks tests/package/types/ in the consumer project, once per setup. Returns the failed setups' names. */
-export async function checkConsumerTypes(): Promise<string[]> {
+export async function checkConsumerTypes(setups: readonly TypeSetup[] = TYPE_SETUPS): Promise<string[]> {
   const dir = join(PROJECT, "types");
-  rmSync(dir, { recursive: true, force: true });
   cpSync(rootPath("tests", "package", "types"), dir, { recursive: true });
   const failed: string[] = [];
-  for (const [i, setup] of TYPE_SETUPS.entries()) {
-    const config = join(dir, `tsconfig.${i}.json`);
+  for (const setup of setups) {
+    const config = join(dir, `tsconfig.${setup.name.replace(/[^a-z0-9]+/gi, "-")}.json`);
     writeFileSync(
       config,
       JSON.stringify({
@@ -164,14 +163,15 @@ export interface ConsumerRun {
 export function consumerRuns(): ConsumerRun[] {
   const script = join(PROJECT, "consumer.mjs");
   const system = systemNode();
+  const systemVersion = versionOf(system);
   return [
-    { label: "system node", cmd: system, args: [script] },
-    { label: "system node, import first", cmd: system, args: [script, "--import-first"] },
-    { label: "node 22", cmd: BIN.node22, args: [script, "--import-first"] },
-    { label: "node 26", cmd: BIN.node26, args: [script] },
-    { label: "bun", cmd: BIN.bun, args: [script, "--import-first"] },
+    { label: `system node ${systemVersion}, require first`, cmd: system, args: [script] },
+    { label: `system node ${systemVersion}, import first`, cmd: system, args: [script, "--import-first"] },
+    { label: `node ${versionOf(BIN.node22)}, import first`, cmd: BIN.node22, args: [script, "--import-first"] },
+    { label: `node ${versionOf(BIN.node26)}, require first`, cmd: BIN.node26, args: [script] },
+    { label: `bun ${versionOf(BIN.bun)}, import first`, cmd: BIN.bun, args: [script, "--import-first"] },
     {
-      label: "deno (npm:)",
+      label: `${versionOf(BIN.deno).replace(/\s*\(.*$/, "")} (npm: specifiers), require first`,
       cmd: BIN.deno,
       args: ["run", "-A", script],
       // A registry nobody listens on and a fresh cache: the local node_modules must be enough.
@@ -180,11 +180,11 @@ export function consumerRuns(): ConsumerRun[] {
   ];
 }
 
-/** Copies the consumer program into the project and runs it once per runtime. Returns the failed runs' labels. */
-export async function runConsumers(): Promise<string[]> {
+/** Copies the consumer program into the project and runs it once per run. Returns the failed runs' labels. */
+export async function runConsumers(runs: readonly ConsumerRun[] = consumerRuns()): Promise<string[]> {
   cpSync(rootPath("tests", "package", "consumer.mjs"), join(PROJECT, "consumer.mjs"));
   const failed: string[] = [];
-  for (const r of consumerRuns()) {
+  for (const r of runs) {
     const result = await run(r.cmd, r.args, { cwd: PROJECT, env: r.env, timeoutMs: 120_000 });
     if (result.code !== 0) {
       console.log(`(${r.label}: exit code ${result.code})`);

@@ -221,8 +221,8 @@ export async function measureSizes(): Promise<BundleSize[]> {
   return Promise.all(jobs);
 }
 
-function kb(bytes: number): string {
-  return `${(bytes / 1024).toFixed(1)} KiB`;
+function bytes(n: number): string {
+  return `${n.toLocaleString("en-US")} B`;
 }
 
 /** Builds everything; returns false (after printing why) on failure. */
@@ -268,8 +268,8 @@ export async function build(): Promise<boolean> {
   );
   const sizes = await measureSizes();
   const width = Math.max(...sizes.map((s) => s.label.length));
-  console.log("build: sizes (esbuild --bundle --minify, then gzip):");
-  for (const s of sizes) console.log(`  ${s.label.padEnd(width)}  ${kb(s.minified).padStart(9)} min  ${kb(s.gzip).padStart(9)} gzip`);
+  console.log("build: sizes (esbuild --bundle --minify, then gzip at the default level):");
+  for (const s of sizes) console.log(`  ${s.label.padEnd(width)}  ${bytes(s.minified).padStart(9)} min  ${bytes(s.gzip).padStart(8)} gzip`);
   console.log(`build: OK in ${secs(performance.now() - started)}`);
   return true;
 }

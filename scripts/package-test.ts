@@ -9,6 +9,8 @@
  *      so nothing is fetched);
  *   4. consumer type checks (tests/package/types/) against the installed declarations: `module: nodenext`
  *      from .mts and .cts files, `moduleResolution: bundler`, with lib.dom, with @types/node and with both;
+ *      and README.md's ```ts examples: type-checked (nodenext, @types/node), and run on Node 26 unless marked
+ *      `no-run` (examples marked `deno` are checked and run by Deno, `jsr:` mapped to the source);
  *   5. tests/package/consumer.mjs in that project: import() and require() of every entry point, one core,
  *      3-transform chains, on the system Node (20), Node 22, Node 26, Bun, and Deno through `npm:` specifiers
  *      with the project's node_modules (an unreachable registry is configured, to prove nothing is fetched).
@@ -151,6 +153,101 @@ export async function checkConsumerTypes(setups: readonly TypeSetup[] = TYPE_SET
   return failed;
 }
 
+/**
+ * A TypeScript example of README.md: a ```ts block. After `ts`, `no-run` keeps it from being run (a server),
+ * and `deno` makes it a Deno example: checked and run by Deno, its `jsr:@fusestreams/fusestreams` imports
+ * mapped to this repository's source (what JSR publishes).
+ */
+export interface ReadmeExample {
+  /** 1-based line of the opening fence in README.md. */
+  line: number;
+  code: string;
+  run: boolean;
+  deno: boolean;
+}
+
+/** The ```ts blocks of README.md. */
+export function readmeExamples(): ReadmeExample[] {
+  const out: ReadmeExample[] = [];
+  const lines = readFileSync(rootPath("README.md"), "utf8").split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```ts(\s.*)?$/.exec(lines[i]!);
+    if (!open) continue;
+    const flags = (open[1] ?? "").trim().split(/\s+/);
+    const start = i;
+    const body: string[] = [];
+    for (i++; i < lines.length && lines[i] !== "```"; i++) body.push(lines[i]!);
+    out.push({ line: start + 1, code: `${body.join("\n")}\n`, run: !flags.includes("no-run"), deno: flags.includes("deno") });
+  }
+  return out;
+}
+
+/**
+ * README.md's TypeScript examples against the installed package: each is type-checked (nodenext, strict,
+ * @types/node) and, unless marked `no-run`, run on Node 26 in the consumer project; Deno examples are
+ * checked and run by Deno against the source. Returns the problems.
+ */
+export async function checkReadmeExamples(): Promise<{ typeProblems: string[]; runProblems: string[]; checked: number; ran: number }> {
+  const dir = join(PROJECT, "readme");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const examples = readmeExamples();
+  const file = (e: ReadmeExample) => join(dir, `readme-line-${e.line}.mts`);
+  for (const e of examples) writeFileSync(file(e), `${e.code}export {};\n`);
+  const checked = examples.filter((e) => !e.deno);
+  const typeProblems: string[] = [];
+  if (checked.length > 0) {
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          ...NODENEXT,
+          target: "es2023",
+          lib: LIB_ES,
+          types: ["node"],
+          typeRoots: [rootPath("node_modules", "@types")],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+        },
+        files: checked.map((e) => file(e)),
+      }),
+    );
+    const result = await run(process.execPath, [BIN.tsc, "-p", join(dir, "tsconfig.json"), "--pretty", "false"], { cwd: dir, timeoutMs: 180_000 });
+    if (result.code !== 0) typeProblems.push("README.md examples fail to type-check (readme-line-N.mts: N is the line of the example's fence)");
+  }
+  const runProblems: string[] = [];
+  const runnable = examples.filter((e) => e.run);
+  const importMap = join(dir, "deno-import-map.json");
+  const jsr = "jsr:@fusestreams/fusestreams";
+  writeFileSync(
+    importMap,
+    JSON.stringify({
+      imports: Object.fromEntries([
+        [jsr, rootPath("mod.ts")],
+        ...["node", "deno", "bun", "edge"].map((a) => [`${jsr}/${a}`, rootPath("adapters", a, "mod.ts")]),
+      ]),
+    }),
+  );
+  for (const e of runnable) {
+    const result = e.deno
+      ? await run(BIN.deno, ["run", "--check", "-A", "--no-config", "--import-map", importMap, file(e)], {
+        cwd: dir,
+        timeoutMs: 60_000,
+        echo: false,
+        env: { DENO_DIR: join(TMP, "deno-dir") },
+      })
+      : await run(BIN.node26, [file(e)], { cwd: dir, timeoutMs: 30_000, echo: false });
+    if (result.code !== 0) runProblems.push(`README.md line ${e.line}: exit code ${result.code}\n${result.output}`);
+  }
+  console.log(
+    `README examples: ${examples.length} \`\`\`ts blocks, ${checked.length} type-checked by tsc${typeProblems.length ? " (FAILED)" : ""}, ` +
+      `${runnable.length} run (Deno examples checked and run by Deno; ${runProblems.length} failed)`,
+  );
+  for (const p of runProblems) console.log(p);
+  return { typeProblems, runProblems, checked: checked.length, ran: runnable.length };
+}
+
 /** One run of tests/package/consumer.mjs. */
 export interface ConsumerRun {
   label: string;
@@ -208,6 +305,8 @@ if (isMain(import.meta.url)) {
   if ((await installTarball(pack.tarball)).code !== 0) failures.push("npm install");
   else {
     failures.push(...(await checkConsumerTypes()).map((s) => `types: ${s}`));
+    const readme = await checkReadmeExamples();
+    failures.push(...readme.typeProblems, ...readme.runProblems.map((p) => p.split("\n")[0]!));
     failures.push(...(await runConsumers()).map((s) => `consumer: ${s}`));
   }
   if (failures.length > 0) {

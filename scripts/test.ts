@@ -47,6 +47,7 @@ import {
 } from "./lib.ts";
 import {
   checkConsumerTypes,
+  checkReadmeExamples,
   consumerRuns,
   installTarball,
   npmPack,
@@ -358,6 +359,16 @@ for (const r of sourceRuns) {
   } else {
     console.log("skipped: not installed");
     recordStep("package: types", false, 0);
+  }
+
+  header("README.md's TypeScript examples against the installed package (tsc, then run)", `${V.tsc}; node ${V.node26}; ${V.deno}`);
+  if (installed) {
+    const [readme, ms] = await timed(checkReadmeExamples);
+    recordStep("package: README examples type-check", readme.typeProblems.length === 0, ms);
+    recordStep("package: README examples run", readme.runProblems.length === 0, 0);
+  } else {
+    console.log("skipped: not installed");
+    recordStep("package: README examples", false, 0);
   }
 
   for (const r of consumerRuns()) {

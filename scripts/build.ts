@@ -15,8 +15,8 @@
  * `import` and a pipe made through `require` in one process are the same classes (no dual-package hazard).
  * An adapter must reach the core only through mod.ts; importing core/ files directly is a build error.
  *
- * The build also prints each entry point's size as `esbuild --bundle --minify` makes it (and gzip), and
- * the size of a bundle that imports only TransformStream or only ReadableStream (tree-shaking).
+ * The build also prints each entry point's size as `esbuild --bundle --minify` makes it (and gzip); the
+ * size budget and the partial imports are scripts/size.ts's.
  *
  * Usage: node scripts/build.ts
  * @module
@@ -185,8 +185,8 @@ export interface BundleSize {
 
 /**
  * `esbuild --bundle --minify` of each built entry point (everything it imports included; platform neutral
- * except the Node adapter), gzip at the default level; plus bundles that import one class only, to show what
- * tree-shaking leaves (package.json says `"sideEffects": false`).
+ * except the Node adapter), gzip at the default level. Partial imports (tree-shaking) and the size budget
+ * are scripts/size.ts's (`npm run size`).
  */
 export async function measureSizes(): Promise<BundleSize[]> {
   const bundle = async (label: string, options: esbuild.BuildOptions): Promise<BundleSize> => {
@@ -209,15 +209,6 @@ export async function measureSizes(): Promise<BundleSize[]> {
     const file = `dist/${source.replace(/\.ts$/, ".js")}`;
     return bundle(file.slice("dist/".length), { entryPoints: [rootPath(file)], platform, external, mainFields: [] });
   });
-  for (const name of ["TransformStream", "ReadableStream"]) {
-    jobs.push(
-      bundle(`only ${name}`, {
-        stdin: { contents: `export { ${name} } from "./mod.js";`, resolveDir: DIST, loader: "js" },
-        platform: "neutral",
-        mainFields: [],
-      }),
-    );
-  }
   return Promise.all(jobs);
 }
 

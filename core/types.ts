@@ -128,3 +128,13 @@ export interface ReadableStreamBYOBReaderReadOptions {
   min?: number;
 }
 
+/**
+ * The interface object of a class user code cannot construct (the controllers, the BYOB request): there
+ * for `instanceof` and its prototype; `new` throws a TypeError, since only the streams make them.
+ */
+export interface NonConstructibleInterface<T> {
+  /** The prototype of every instance. */
+  readonly prototype: T;
+  /** Always throws a TypeError. */
+  new (): T;
+}

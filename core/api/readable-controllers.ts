@@ -9,6 +9,7 @@ import {
   ReadableStreamBYOBRequest as BYOBRequestClass,
 } from "../readable/byte-controller.ts";
 import { ReadableStreamDefaultController as DefaultControllerClass } from "../readable/default-controller.ts";
+import type { NonConstructibleInterface } from "../types.ts";
 
 /** The controller a default ReadableStream hands its underlying source (Streams §4.6): the global interface. */
 export type ReadableStreamDefaultController<R = any> = globalThis.ReadableStreamDefaultController<R>;
@@ -23,28 +24,13 @@ export type ReadableStreamBYOBRequest = globalThis.ReadableStreamBYOBRequest;
 export type ReadableStreamController<T> = ReadableStreamDefaultController<T> | ReadableByteStreamController;
 
 /** The `ReadableStreamDefaultController` interface object: for `instanceof`; `new` throws a TypeError. */
-export interface ReadableStreamDefaultControllerConstructor {
-  /** The prototype of every default controller. */
-  readonly prototype: ReadableStreamDefaultController;
-  /** Always throws a TypeError: controllers are made by ReadableStream. */
-  new (): ReadableStreamDefaultController;
-}
+export type ReadableStreamDefaultControllerConstructor = NonConstructibleInterface<ReadableStreamDefaultController>;
 
 /** The `ReadableByteStreamController` interface object: for `instanceof`; `new` throws a TypeError. */
-export interface ReadableByteStreamControllerConstructor {
-  /** The prototype of every byte stream controller. */
-  readonly prototype: ReadableByteStreamController;
-  /** Always throws a TypeError: controllers are made by ReadableStream. */
-  new (): ReadableByteStreamController;
-}
+export type ReadableByteStreamControllerConstructor = NonConstructibleInterface<ReadableByteStreamController>;
 
 /** The `ReadableStreamBYOBRequest` interface object: for `instanceof`; `new` throws a TypeError. */
-export interface ReadableStreamBYOBRequestConstructor {
-  /** The prototype of every BYOB request. */
-  readonly prototype: ReadableStreamBYOBRequest;
-  /** Always throws a TypeError: requests are made by ReadableByteStreamController. */
-  new (): ReadableStreamBYOBRequest;
-}
+export type ReadableStreamBYOBRequestConstructor = NonConstructibleInterface<ReadableStreamBYOBRequest>;
 
 /** The controller a default ReadableStream hands its underlying source (Streams §4.6). */
 export const ReadableStreamDefaultController: ReadableStreamDefaultControllerConstructor = DefaultControllerClass as unknown as ReadableStreamDefaultControllerConstructor;

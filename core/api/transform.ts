@@ -7,7 +7,7 @@ import {
   TransformStream as TransformStreamClass,
   TransformStreamDefaultController as ControllerClass,
 } from "../transform/transform-stream.ts";
-import type { QueuingStrategy, Transformer } from "../types.ts";
+import type { NonConstructibleInterface, QueuingStrategy, Transformer } from "../types.ts";
 
 /** A writable side and a readable side: chunks of type `I` written in come out as chunks of type `O` (Streams §6.2): the global interface. */
 export type TransformStream<I = any, O = any> = globalThis.TransformStream<I, O>;
@@ -31,12 +31,7 @@ export interface TransformStreamConstructor {
 export type TransformStreamDefaultController<O = any> = globalThis.TransformStreamDefaultController<O>;
 
 /** The `TransformStreamDefaultController` interface object: for `instanceof`; `new` throws a TypeError. */
-export interface TransformStreamDefaultControllerConstructor {
-  /** The prototype of every transform stream controller. */
-  readonly prototype: TransformStreamDefaultController;
-  /** Always throws a TypeError: controllers are made by TransformStream. */
-  new (): TransformStreamDefaultController;
-}
+export type TransformStreamDefaultControllerConstructor = NonConstructibleInterface<TransformStreamDefaultController>;
 
 /**
  * A transform stream (Streams §6.2): `new TransformStream(transformer, writableStrategy, readableStrategy)`.

@@ -6,7 +6,7 @@
 import { WritableStreamDefaultController as ControllerClass } from "../writable/default-controller.ts";
 import { WritableStreamDefaultWriter as WriterClass } from "../writable/default-writer.ts";
 import { WritableStream as WritableStreamClass } from "../writable/writable-stream.ts";
-import type { QueuingStrategy, UnderlyingSink } from "../types.ts";
+import type { NonConstructibleInterface, QueuingStrategy, UnderlyingSink } from "../types.ts";
 
 /** A destination for chunks of type `W` (Streams §5.2): the global interface. */
 export type WritableStream<W = any> = globalThis.WritableStream<W>;
@@ -34,12 +34,7 @@ export interface WritableStreamDefaultWriterConstructor {
 export type WritableStreamDefaultController = globalThis.WritableStreamDefaultController;
 
 /** The `WritableStreamDefaultController` interface object: for `instanceof`; `new` throws a TypeError. */
-export interface WritableStreamDefaultControllerConstructor {
-  /** The prototype of every writable stream controller. */
-  readonly prototype: WritableStreamDefaultController;
-  /** Always throws a TypeError: controllers are made by WritableStream. */
-  new (): WritableStreamDefaultController;
-}
+export type WritableStreamDefaultControllerConstructor = NonConstructibleInterface<WritableStreamDefaultController>;
 
 /**
  * A writable stream (Streams §5.2): `new WritableStream(underlyingSink, strategy)`.

@@ -1,21 +1,51 @@
 /**
  * The fusestreams core: the WHATWG Streams Standard in runtime-agnostic TypeScript.
+ *
+ * The classes are exported as constants whose instance types are the environment's global stream interfaces
+ * (`core/api/`), so that they are interchangeable in TypeScript with the runtime's own streams, as they are
+ * at run time.
  * @module
  */
-import { ReadableStream as ReadableStreamClass } from "./readable/readable-stream.ts";
-import type { QueuingStrategy, UnderlyingByteSource, UnderlyingDefaultSource } from "./types.ts";
-export { ReadableStreamDefaultReader } from "./readable/default-reader.ts";
-export { ReadableStreamBYOBReader, type ReadableStreamBYOBReaderReadOptions } from "./readable/byob-reader.ts";
-export { ReadableStreamDefaultController } from "./readable/default-controller.ts";
-export { ReadableByteStreamController, ReadableStreamBYOBRequest } from "./readable/byte-controller.ts";
-export type { ReadableStreamAsyncIterator } from "./readable/async-iterator.ts";
-export type { ReadResult as ReadableStreamReadResult } from "./readable/read-requests.ts";
-export { WritableStream } from "./writable/writable-stream.ts";
-export { WritableStreamDefaultWriter } from "./writable/default-writer.ts";
-export { WritableStreamDefaultController } from "./writable/default-controller.ts";
-export { TransformStream, TransformStreamDefaultController } from "./transform/transform-stream.ts";
-export { ByteLengthQueuingStrategy } from "./strategies/byte-length.ts";
-export { CountQueuingStrategy } from "./strategies/count.ts";
+export {
+  ReadableStream,
+  type ReadableStreamAsyncIterator,
+  ReadableStreamBYOBReader,
+  type ReadableStreamBYOBReaderConstructor,
+  type ReadableStreamConstructor,
+  ReadableStreamDefaultReader,
+  type ReadableStreamDefaultReaderConstructor,
+  type ReadableStreamReader,
+  type ReadableStreamReadResult,
+} from "./api/readable.ts";
+export {
+  ReadableByteStreamController,
+  type ReadableByteStreamControllerConstructor,
+  type ReadableStreamController,
+  ReadableStreamBYOBRequest,
+  type ReadableStreamBYOBRequestConstructor,
+  ReadableStreamDefaultController,
+  type ReadableStreamDefaultControllerConstructor,
+} from "./api/readable-controllers.ts";
+export {
+  WritableStream,
+  type WritableStreamConstructor,
+  WritableStreamDefaultController,
+  type WritableStreamDefaultControllerConstructor,
+  WritableStreamDefaultWriter,
+  type WritableStreamDefaultWriterConstructor,
+} from "./api/writable.ts";
+export {
+  TransformStream,
+  type TransformStreamConstructor,
+  TransformStreamDefaultController,
+  type TransformStreamDefaultControllerConstructor,
+} from "./api/transform.ts";
+export {
+  ByteLengthQueuingStrategy,
+  type ByteLengthQueuingStrategyConstructor,
+  CountQueuingStrategy,
+  type CountQueuingStrategyConstructor,
+} from "./api/strategies.ts";
 export type * from "./types.ts";
 export { inspectPipeChain, type PipeChainReport, type PipeLinkMode, type PipeLinkReport } from "./readable/pipe-chain.ts";
 export {
@@ -26,18 +56,3 @@ export {
   type WritableStreamStateView,
 } from "./stream-state.ts";
 export { ReadableStreamTeeInPlace as teeReadableStreamInPlace } from "./readable/readable-stream.ts";
-
-/** The ReadableStream constructor: a byte source gives a `ReadableStream<Uint8Array>`. */
-export interface ReadableStreamConstructor {
-  readonly prototype: ReadableStreamClass<unknown>;
-  new (underlyingSource: UnderlyingByteSource, strategy?: { highWaterMark?: number }): ReadableStreamClass<Uint8Array>;
-  new <R = unknown>(underlyingSource?: UnderlyingDefaultSource<R>, strategy?: QueuingStrategy<R>): ReadableStreamClass<R>;
-  new <R = unknown>(underlyingSource?: UnderlyingDefaultSource<R> | UnderlyingByteSource, strategy?: QueuingStrategy<R>): ReadableStreamClass<R>;
-  /** Creates a ReadableStream that yields the values of an iterable or async iterable. */
-  from<R>(asyncIterable: Iterable<R> | AsyncIterable<R>): ReadableStreamClass<R>;
-}
-
-/** A source of data that can be read, piped and teed (Streams §4.2). */
-export const ReadableStream: ReadableStreamConstructor = ReadableStreamClass as unknown as ReadableStreamConstructor;
-/** A source of data that can be read, piped and teed (Streams §4.2). */
-export type ReadableStream<R = unknown> = ReadableStreamClass<R>;

@@ -13,16 +13,23 @@ import { CLOSED as W_CLOSED, ERRORED as W_ERRORED, ERRORING as W_ERRORING } from
 
 /** A fusestreams ReadableStream's [[state]], [[disturbed]] and [[storedError]]. */
 export interface ReadableStreamStateView {
+  /** The stream's [[state]]. */
   readonly state: "readable" | "closed" | "errored";
+  /** [[disturbed]]: whether anything has been read from it or it was cancelled. */
   readonly disturbed: boolean;
+  /** Whether it is locked to a reader (or a pipe). */
   readonly locked: boolean;
+  /** [[storedError]]: what it errored with (`undefined` unless `state` is `"errored"`). */
   readonly storedError: unknown;
 }
 
 /** A fusestreams WritableStream's [[state]] and [[storedError]]. */
 export interface WritableStreamStateView {
+  /** The stream's [[state]]. */
   readonly state: "writable" | "erroring" | "closed" | "errored";
+  /** Whether it is locked to a writer (or a pipe). */
   readonly locked: boolean;
+  /** [[storedError]]: what it is erroring or errored with (`undefined` while writable or closed). */
   readonly storedError: unknown;
 }
 

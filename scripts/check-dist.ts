@@ -5,7 +5,7 @@
  * to plain JavaScript first. Runs as is on Node >= 22.18 too.
  *
  * - ESM and CJS entry points all load and expose the same export names as dist/mod.js;
- * - every subpath hands out the very same classes (one shared core, no duplicate copies);
+ * - every subpath, through import and through require, hands out the very same classes (one core);
  * - a stream built from the CJS build and from the ESM build works;
  * - no .d.ts file still refers to a relative `.ts` module.
  * @module
@@ -36,6 +36,10 @@ const expected = names(esmCore);
 if (expected.length === 0) problems.push("dist/mod.js exports nothing");
 if (names(cjsCore).join() !== expected.join()) {
   problems.push(`dist/mod.cjs exports [${names(cjsCore).join(", ")}], dist/mod.js [${expected.join(", ")}]`);
+}
+// One core per process: the CommonJS build is the ES module itself, so every export is the very same object.
+for (const name of expected) {
+  if (cjsCore[name] !== esmCore[name]) problems.push(`dist/mod.cjs's ${name} is not dist/mod.js's (two copies of the core)`);
 }
 
 for (const specifier of SUBPATHS) {

@@ -1,7 +1,8 @@
 /**
  * Checks that package.json (npm) and deno.json (JSR) describe the same package:
  * same version, same export subpaths, each subpath pointing at the same module (source .ts for
- * JSR, its build in dist/ for npm), `types` first and the runtime conditions in the agreed order.
+ * JSR, its build in dist/ for npm: `import` -> .d.ts + .js, `require` -> .d.cts + .cjs, and for "." the
+ * runtime conditions in the agreed order inside each), plus the node10 fallbacks (main/types, typesVersions).
  *
  * Usage: node scripts/check-exports.ts [--dist]   (--dist: also require every npm target to exist)
  * @module
@@ -12,20 +13,12 @@ import { isMain, rootPath } from "./lib.ts";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** Conditions of the "." export, in order. */
-export const ROOT_CONDITIONS: readonly string[] = [
-  "types",
-  "workerd",
-  "edge-light",
-  "bun",
-  "deno",
-  "node",
-  "browser",
-  "default",
-];
-
-/** Which build each runtime condition of "." selects (the source module, relative to the root). */
-const ROOT_CONDITION_SOURCE: Record<string, string> = {
+/**
+ * The runtime conditions of the "." export, in order, and the source module each selects. Inside the
+ * outer "import" / "require" conditions (which pick the `.d.ts` or `.d.cts` declarations and the `.js` or
+ * `.cjs` file), so that ESM and CommonJS consumers both get declarations of their own module format.
+ */
+export const ROOT_CONDITION_SOURCE: Readonly<Record<string, string>> = {
   workerd: "adapters/edge/mod.ts",
   "edge-light": "adapters/edge/mod.ts",
   bun: "adapters/bun/mod.ts",
@@ -43,10 +36,29 @@ function isObject(value: Json | undefined): value is { [key: string]: Json } {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** dist/ build paths of a source module: "adapters/node/mod.ts" -> ./dist/adapters/node/mod.{js,cjs,d.ts}. */
-export function distTargets(source: string): { import: string; require: string; types: string } {
+/** dist/ build paths of a source module: "adapters/node/mod.ts" -> ./dist/adapters/node/mod.{js,cjs,d.ts,d.cts}. */
+export function distTargets(source: string): { import: string; require: string; types: string; requireTypes: string } {
   const base = `./dist/${source.replace(/^\.\//, "").replace(/\.ts$/, "")}`;
-  return { import: `${base}.js`, require: `${base}.cjs`, types: `${base}.d.ts` };
+  return { import: `${base}.js`, require: `${base}.cjs`, types: `${base}.d.ts`, requireTypes: `${base}.d.cts` };
+}
+
+/** The npm `exports` entry a subpath of deno.json (pointing at `source`) must have in package.json. */
+export function expectedNpmExport(subpath: string, source: string): Json {
+  const own = distTargets(source);
+  if (subpath !== ".") {
+    return {
+      import: { types: own.types, default: own.import },
+      require: { types: own.requireTypes, default: own.require },
+    };
+  }
+  const side = (kind: "import" | "require"): Json => {
+    const out: { [key: string]: Json } = { types: kind === "import" ? own.types : own.requireTypes };
+    for (const [condition, conditionSource] of Object.entries(ROOT_CONDITION_SOURCE)) {
+      out[condition] = distTargets(conditionSource)[kind];
+    }
+    return out;
+  };
+  return { import: side("import"), require: side("require") };
 }
 
 /** Every string target in an exports tree. */
@@ -91,41 +103,24 @@ export function checkExports(options: { dist?: boolean } = {}): string[] {
       continue;
     }
     if (!existsSync(rootPath(source))) problems.push(`deno.json exports[${subpath}] -> ${source} does not exist`);
-    const entry = pkgExports[subpath];
-    if (!isObject(entry)) {
-      problems.push(`package.json exports[${subpath}] must be a conditions object`);
-      continue;
-    }
-    const keys = Object.keys(entry);
-    if (keys[0] !== "types") problems.push(`package.json exports[${subpath}]: "types" must come first (got ${keys.join(", ")})`);
-    const expected = distTargets(source);
-    if (entry["types"] !== expected.types) {
-      problems.push(`package.json exports[${subpath}].types is ${JSON.stringify(entry["types"])}, expected ${expected.types}`);
-    }
-    if (subpath === ".") {
-      if (keys.join() !== ROOT_CONDITIONS.join()) {
-        problems.push(`package.json exports["."] conditions must be [${ROOT_CONDITIONS.join(", ")}], got [${keys.join(", ")}]`);
-      }
-      for (const [condition, conditionSource] of Object.entries(ROOT_CONDITION_SOURCE)) {
-        const want = distTargets(conditionSource);
-        const got = entry[condition];
-        if (!isObject(got) || got["import"] !== want.import || got["require"] !== want.require) {
-          problems.push(
-            `package.json exports["."].${condition} should be { import: ${want.import}, require: ${want.require} }`,
-          );
-        }
-      }
-    } else {
-      if (entry["import"] !== expected.import || entry["require"] !== expected.require) {
-        problems.push(`package.json exports[${subpath}] should import ${expected.import} / require ${expected.require}`);
-      }
-    }
+    const want = JSON.stringify(expectedNpmExport(subpath, source));
+    const got = JSON.stringify(pkgExports[subpath]);
+    if (got !== want) problems.push(`package.json exports[${JSON.stringify(subpath)}] is ${got}, expected ${want} (same key order)`);
   }
 
   if (pkgExports["./package.json"] !== "./package.json") problems.push('package.json should export "./package.json"');
-  if (pkg["main"] !== "./dist/mod.cjs" || pkg["module"] !== "./dist/mod.js" || pkg["types"] !== "./dist/mod.d.ts") {
-    problems.push("package.json main/module/types fallbacks should be ./dist/mod.cjs, ./dist/mod.js, ./dist/mod.d.ts");
+  const root = distTargets("mod.ts");
+  if (pkg["main"] !== root.require || pkg["module"] !== root.import || pkg["types"] !== root.requireTypes) {
+    problems.push(`package.json main/module/types fallbacks should be ${root.require}, ${root.import}, ${root.requireTypes}`);
   }
+  // node10 resolution (moduleResolution "node"/"node10") ignores `exports`: typesVersions maps each subpath.
+  const typesVersions = JSON.stringify(pkg["typesVersions"]);
+  const wantTypesVersions = JSON.stringify({
+    "*": Object.fromEntries(
+      Object.keys(denoExports).filter((s) => s !== ".").map((s) => [s.slice(2), [distTargets(String(denoExports[s])).requireTypes]]),
+    ),
+  });
+  if (typesVersions !== wantTypesVersions) problems.push(`package.json typesVersions is ${typesVersions}, expected ${wantTypesVersions}`);
 
   if (options.dist) {
     for (const target of new Set(allTargets(pkgExports))) {

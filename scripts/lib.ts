@@ -61,6 +61,15 @@ export function systemNode(): string {
   return process.execPath;
 }
 
+/**
+ * How to run npm: `[command, leading arguments]`. Under `npm run`/`npm test`, the npm CLI that started us
+ * (`$npm_execpath`) on the system Node; otherwise `npm` from PATH.
+ */
+export function npmCommand(): [string, string[]] {
+  const npmCli = process.env["npm_execpath"];
+  return npmCli && /\.[cm]?js$/.test(npmCli) ? [systemNode(), [npmCli]] : ["npm", []];
+}
+
 /** `--version` output of a binary (first line, trimmed), or "unknown". */
 export function versionOf(bin: string, args: string[] = ["--version"]): string {
   const r = spawnSync(bin, args, { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });

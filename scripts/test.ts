@@ -3,19 +3,21 @@
  *
  *   1. typecheck      tsc (whole project), tsc (core: web-standard globals only), check-core
  *   2. exports        package.json and deno.json export the same subpaths
- *   3. build          esbuild (ESM + CJS) and tsc (.d.ts) into dist/
+ *   3. build          esbuild (ESM), CommonJS entry points and tsc (.d.ts + .d.cts) into dist/
  *   4. dist           on the system Node (the one running npm, >= 20, no TypeScript): check-dist, then the
  *                     uvu suite bundled to JavaScript with mod.ts/adapters imports redirected to the package
- *                     itself ("fusestreams", "fusestreams/<rt>", i.e. dist/ through package.json exports);
- *                     plus a consumer type check of dist/*.d.ts (moduleResolution nodenext and bundler)
+ *                     itself ("fusestreams", "fusestreams/<rt>", i.e. dist/ through package.json exports)
  *   5. source         the uvu suite against the TypeScript source on Node 22, Node 26, Deno and Bun
- *   6. deno publish --dry-run --allow-dirty (JSR slow-type check), npm pack --dry-run (+ file list check),
- *      size budget (scripts/size.ts: the edge entry bundled by esbuild --bundle --minify, gzip)
+ *   6. packaging      deno publish --dry-run --allow-dirty (JSR slow types; any warning fails), deno doc --lint;
+ *                     then scripts/package-test.ts from one `npm pack`: file list, attw --profile strict,
+ *                     publint, offline install into an empty project, consumer type checks (one per setup),
+ *                     tests/package/consumer.mjs on Node 20 (system, both load orders), 22, 26, Bun, Deno;
+ *                     size budget (scripts/size.ts: the edge entry bundled by esbuild --bundle --minify, gzip)
  *   7. WPT            only when WPT_DIR is set and tests/wpt/run.ts exists: run.ts --impl=ours per runtime
  *
  * Counting, for the last line "N passed, M failed": every uvu test in every runtime run counts once
  * (7 smoke tests x 5 runtimes = 35), and every other step counts once (typecheck x3, exports, build,
- * check-dist, dist types, deno publish, npm pack, size budget, and each WPT runtime run when WPT_DIR is set).
+ * check-dist, deno publish, deno doc, each package step, size budget, and each WPT runtime run when WPT_DIR is set).
  * A uvu run that crashes before printing its totals counts as one failure; skipped tests count in
  * neither number. The exit code is non-zero when anything failed.
  *
@@ -24,15 +26,16 @@
  * @module
  */
 import * as esbuild from "esbuild";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { build } from "./build.ts";
+import { checkExports } from "./check-exports.ts";
 import { checkSizeBudget } from "./size.ts";
-import { allTargets, checkExports } from "./check-exports.ts";
 import {
   ADAPTERS,
   BIN,
+  npmCommand,
   rootPath,
   run,
   type RunResult,
@@ -42,6 +45,19 @@ import {
   unitTestFiles,
   versionOf,
 } from "./lib.ts";
+import {
+  checkConsumerTypes,
+  checkReadmeExamples,
+  consumerRuns,
+  installTarball,
+  npmPack,
+  type PackResult,
+  runAttw,
+  runConsumers,
+  runPublint,
+  tarballProblems,
+  TYPE_SETUPS,
+} from "./package-test.ts";
 import { CHECKS } from "./typecheck.ts";
 
 const TIMEOUT_MS = Number(process.env["TEST_TIMEOUT"] ?? 300) * 1000;
@@ -255,64 +271,6 @@ async function bundleDistTests(): Promise<{ runner: string; checkDist: string; t
   }
 }
 
-/** Type-checks a tiny consumer of the published declarations (self-reference through exports). */
-async function checkConsumerTypes(): Promise<boolean> {
-  const dir = join(TMP, "types");
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const imports = ADAPTERS.map((a) => `import * as ${a} from "fusestreams/${a}";`).join("\n");
-  const same = ADAPTERS.map((a) => `${a}.ReadableStream === ReadableStream`).join(" && ");
-  writeFileSync(
-    join(dir, "consumer.ts"),
-    `import { ReadableStream, TransformStream, WritableStream, CountQueuingStrategy } from "fusestreams";
-${imports}
-const readable = new ReadableStream<string>({ start(c) { c.enqueue("x"); c.close(); } },
-  new CountQueuingStrategy({ highWaterMark: 1 }));
-const upper = new TransformStream<string, string>({ transform(chunk, c) { c.enqueue(chunk.toUpperCase()); } });
-const sink = new WritableStream<string>({ write(chunk: string) { void chunk; } });
-export const done: Promise<void> = readable.pipeThrough(upper).pipeTo(sink);
-export const shared: boolean = ${same};
-`,
-  );
-  let ok = true;
-  for (const [name, options] of [
-    ["nodenext", { module: "nodenext", moduleResolution: "nodenext" }],
-    ["bundler", { module: "esnext", moduleResolution: "bundler" }],
-  ] as const) {
-    const config = join(dir, `tsconfig.${name}.json`);
-    writeFileSync(
-      config,
-      JSON.stringify({
-        compilerOptions: {
-          ...options,
-          target: "es2023",
-          lib: ["es2023", "dom", "dom.iterable"],
-          types: [],
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-        },
-        files: ["consumer.ts"],
-      }),
-    );
-    const result = await run(process.execPath, [BIN.tsc, "-p", config, "--pretty", "false"], { timeoutMs: TIMEOUT_MS });
-    console.log(`consumer types (moduleResolution ${name}): ${result.code === 0 ? "OK" : "FAILED"}`);
-    if (result.code !== 0) ok = false;
-  }
-  return ok;
-}
-
-{
-  header("dist: consumer type check of dist/*.d.ts (nodenext + bundler)", `${V.tsc} on ${here}`);
-  if (!built) {
-    console.log("skipped: the build failed");
-    recordStep("dist: consumer types", false, 0);
-  } else {
-    const [ok, ms] = await timed(checkConsumerTypes);
-    recordStep("dist: consumer types", ok, ms);
-  }
-}
-
 // 5. the uvu suite against the TypeScript source
 
 const sourceRuns: { label: string; runtime: string; cmd: string; args: string[] }[] = [
@@ -326,51 +284,103 @@ for (const r of sourceRuns) {
   recordUvu(r.label, await run(r.cmd, r.args, { timeoutMs: TIMEOUT_MS }));
 }
 
-// 6. packaging
+// 6. packaging: JSR (deno publish, deno doc --lint) and npm (scripts/package-test.ts, from one `npm pack`)
 
 {
-  header("deno publish --dry-run --allow-dirty (JSR, slow-type check)", V.deno);
+  header("deno publish --dry-run --allow-dirty (JSR, slow-type check; no warning allowed)", V.deno);
   const result = await run(BIN.deno, ["publish", "--dry-run", "--allow-dirty"], { timeoutMs: TIMEOUT_MS });
-  recordStep("deno publish --dry-run", result.code === 0, result.ms);
+  const warnings = stripAnsi(result.output).split("\n").filter((line) => /\bwarn(ing)?\b/i.test(line));
+  for (const w of warnings) console.log(`(counted as a failure: ${w.trim()})`);
+  recordStep("deno publish --dry-run", result.code === 0 && warnings.length === 0, result.ms);
 }
 
 {
-  const npmCli = process.env["npm_execpath"];
-  const [cmd, prefix] = npmCli && /\.[cm]?js$/.test(npmCli) ? [nodeSystem, [npmCli]] : ["npm", []];
-  const npmVersion = versionOf(cmd, [...prefix, "--version"]);
-  header("npm pack --dry-run (published file list)", `npm ${npmVersion} on node ${V.system}`);
-  // --ignore-scripts: dist/ is already built; prepack would only rebuild it.
-  const result = await run(cmd, [...prefix, "pack", "--dry-run", "--json", "--ignore-scripts"], {
-    timeoutMs: TIMEOUT_MS,
-    echo: false,
-  });
-  let ok = result.code === 0;
-  if (!ok) {
-    process.stdout.write(result.output);
-  } else {
+  header("deno doc --lint (JSDoc on every exported symbol of every entry point, as JSR scores it)", V.deno);
+  const entries = ["mod.ts", ...ADAPTERS.map((a) => `adapters/${a}/mod.ts`)];
+  const result = await run(BIN.deno, ["doc", "--lint", ...entries], { timeoutMs: TIMEOUT_MS });
+  recordStep("deno doc --lint", result.code === 0, result.ms);
+}
+
+{
+  const [npmCmd, npmPrefix] = npmCommand();
+  const npmVersion = versionOf(npmCmd, [...npmPrefix, "--version"]);
+  header("npm pack (one tarball for every package check below)", `npm ${npmVersion} on node ${V.system}`);
+  let pack: PackResult | undefined;
+  const [packProblems, packMs] = await timed(async () => {
+    if (!built) return ["skipped: the build failed"];
     try {
-      const report = JSON.parse(result.stdout) as { files: { path: string; size: number }[]; size: number; unpackedSize: number }[];
-      const files = report[0]?.files.map((f) => f.path) ?? [];
-      const pkg = JSON.parse(readFileSync(rootPath("package.json"), "utf8")) as { exports: unknown };
-      const required = new Set(["package.json", "README.md", "LICENSE"]);
-      for (const target of allTargets(pkg.exports as never)) required.add(target.replace(/^\.\//, ""));
-      const missing = [...required].filter((f) => !files.includes(f));
-      const unexpected = files.filter((f) => !(f.startsWith("dist/") || required.has(f)));
-      console.log(
-        `npm pack: ${files.length} files, ${((report[0]?.size ?? 0) / 1024).toFixed(1)} KiB packed, ` +
-          `${((report[0]?.unpackedSize ?? 0) / 1024).toFixed(1)} KiB unpacked`,
-      );
-      for (const f of files) console.log(`  ${f}`);
-      if (missing.length > 0) console.error(`missing from the package: ${missing.join(", ")}`);
-      if (unexpected.length > 0) console.error(`unexpected in the package: ${unexpected.join(", ")}`);
-      ok = missing.length === 0 && unexpected.length === 0;
+      pack = await npmPack();
     } catch (err) {
-      console.error(`could not read npm pack --json output: ${errorText(err)}`);
-      process.stdout.write(result.output);
-      ok = false;
+      return [errorText(err)];
+    }
+    console.log(`npm pack: ${pack.tarball}: ${pack.files.length} files, ${(pack.size / 1024).toFixed(1)} KiB packed, ${(pack.unpackedSize / 1024).toFixed(1)} KiB unpacked`);
+    for (const f of pack.files) console.log(`  ${f}`);
+    return tarballProblems(pack.files);
+  });
+  for (const p of packProblems) console.error(p);
+  recordStep("package: npm pack (file list)", packProblems.length === 0, packMs);
+
+  const tarball = pack?.tarball;
+  header("attw <tarball> --profile strict (@arethetypeswrong/cli)", here);
+  if (tarball) {
+    const result = await runAttw(tarball);
+    recordStep("package: attw --profile strict", result.code === 0, result.ms);
+  } else {
+    console.log("skipped: no tarball");
+    recordStep("package: attw --profile strict", false, 0);
+  }
+
+  header("publint run <tarball> --strict (no message at all)", here);
+  if (tarball) {
+    const [ok, ms] = await timed(() => runPublint(tarball));
+    recordStep("package: publint", ok, ms);
+  } else {
+    console.log("skipped: no tarball");
+    recordStep("package: publint", false, 0);
+  }
+
+  header("npm install --offline <tarball> into an empty project (.tmp/package/consumer)", `npm ${npmVersion} on node ${V.system}`);
+  let installed = false;
+  if (tarball) {
+    const result = await installTarball(tarball);
+    installed = result.code === 0;
+    recordStep("package: npm install --offline", installed, result.ms);
+  } else {
+    console.log("skipped: no tarball");
+    recordStep("package: npm install --offline", false, 0);
+  }
+
+  header("consumer type checks against the installed declarations (tests/package/types/)", `${V.tsc} on ${here}`);
+  if (installed) {
+    for (const setup of TYPE_SETUPS) {
+      const [failed, ms] = await timed(() => checkConsumerTypes([setup]));
+      recordStep(`package: types, ${setup.name}`, failed.length === 0, ms);
+    }
+  } else {
+    console.log("skipped: not installed");
+    recordStep("package: types", false, 0);
+  }
+
+  header("README.md's TypeScript examples against the installed package (tsc, then run)", `${V.tsc}; node ${V.node26}; ${V.deno}`);
+  if (installed) {
+    const [readme, ms] = await timed(checkReadmeExamples);
+    recordStep("package: README examples type-check", readme.typeProblems.length === 0, ms);
+    recordStep("package: README examples run", readme.runProblems.length === 0, 0);
+  } else {
+    console.log("skipped: not installed");
+    recordStep("package: README examples", false, 0);
+  }
+
+  for (const r of consumerRuns()) {
+    header("tests/package/consumer.mjs in the installed project (import + require, one core, 3-transform chains)", r.label);
+    if (installed) {
+      const [failed, ms] = await timed(() => runConsumers([r]));
+      recordStep(`package: consumer, ${r.label}`, failed.length === 0, ms);
+    } else {
+      console.log("skipped: not installed");
+      recordStep(`package: consumer, ${r.label}`, false, 0);
     }
   }
-  recordStep("npm pack --dry-run", ok, result.ms);
 }
 
 {

@@ -4,7 +4,7 @@
  * (`toNativeBody`: `new Response(ours)`, `new Request(url, { body: ours })`, `fetch(url, { body: ours })`).
  * @module
  */
-import type { ReadableStream, ReadableStreamDefaultReader } from "../../mod.ts";
+import type { ReadableStream, ReadableStreamDefaultReader, ReadableStreamReadResult } from "../../mod.ts";
 import { isNativeReadable, isOurReadable, Native } from "./natives.ts";
 import { takeNativeOfBodyShell } from "./native-shells.ts";
 import { readableStreamState } from "../../mod.ts";
@@ -16,10 +16,12 @@ import { readableStreamState } from "../../mod.ts";
  * a body shell nothing has used yet gives back the native body it stands for.
  */
 export function toNativeReadableStream<R>(stream: ReadableStream<R> | globalThis.ReadableStream<R>): globalThis.ReadableStream<R> {
-  if (isNativeReadable(stream)) return stream as globalThis.ReadableStream<R>;
+  // Ours and native have one TypeScript type (the global interface): test the value, keep the type.
+  const value: unknown = stream;
+  if (isNativeReadable(value)) return stream as globalThis.ReadableStream<R>;
   const inner = takeNativeOfBodyShell(stream);
   if (inner !== undefined) return inner as unknown as globalThis.ReadableStream<R>;
-  if (!isOurReadable(stream)) throw new TypeError("toNativeReadableStream: the argument must be a ReadableStream");
+  if (!isOurReadable(value)) throw new TypeError("toNativeReadableStream: the argument must be a ReadableStream");
   if (stream.locked) throw new TypeError("toNativeReadableStream: the stream is locked to a reader");
   return nativeReading(stream.getReader() as ReadableStreamDefaultReader<R>, undefined);
 }

@@ -14,19 +14,14 @@ import {
   ReadableStreamReaderGenericCancel,
   ReadableStreamReaderRelease,
 } from "./reader-ops.ts";
+import type { ReadableStreamBYOBReaderReadOptions } from "../types.ts";
 import type { ReaderInternal } from "./stream-internal.ts";
-import type { ReadableStream } from "./readable-stream.ts";
+import type { ReadableStream } from "../api/readable.ts";
 
 let getReader: (x: unknown) => ReaderInternal | undefined;
 
 function illegal(): TypeError {
   return typeError("Illegal invocation: not a ReadableStreamBYOBReader");
-}
-
-/** Options of ReadableStreamBYOBReader.read(). */
-export interface ReadableStreamBYOBReaderReadOptions {
-  /** The minimum number of elements to read before fulfilling (default 1). */
-  min?: number;
 }
 
 const TypedArrayLengthGetter = Object.getOwnPropertyDescriptor(
@@ -39,7 +34,7 @@ export class ReadableStreamBYOBReader {
   #r: ReaderInternal;
 
   /** Locks the readable byte stream `stream`. Throws a TypeError if it is locked or not a byte stream. */
-  constructor(stream: ReadableStream<Uint8Array>) {
+  constructor(stream: ReadableStream<Uint8Array<ArrayBuffer>>) {
     this.#r = AcquireReadableStreamBYOBReader(toReadableStreamInternal(stream, "Argument 1"));
   }
 
@@ -63,7 +58,7 @@ export class ReadableStreamBYOBReader {
   }
 
   /** Reads bytes into `view` (whose buffer is transferred) and fulfills with a view of what was read. */
-  read<T extends ArrayBufferView>(view: T, options: ReadableStreamBYOBReaderReadOptions | undefined = undefined): Promise<ReadResult<T>> {
+  read<T extends ArrayBufferView<ArrayBuffer>>(view: T, options: ReadableStreamBYOBReaderReadOptions | undefined = undefined): Promise<ReadResult<T>> {
     const r = getReader(this);
     if (r === undefined) return PromiseReject(illegal());
     let v: ArrayBufferView;

@@ -795,7 +795,7 @@ export class ReadableByteStreamController {
   }
 
   /** Enqueues a chunk; its buffer is transferred (the caller's buffer becomes detached). */
-  enqueue(chunk: ArrayBufferView): void {
+  enqueue(chunk: ArrayBufferView<ArrayBuffer>): void {
     const c = getByteController(this);
     // A Uint8Array (nearly every chunk) is read through the typed-array getters directly, without the record
     // viewParts() returns for any view.
@@ -864,8 +864,9 @@ export class ReadableStreamBYOBRequest {
   }
 
   /** The view to write into, or null once the request has been responded to. */
-  get view(): ArrayBufferView | null {
-    return ReadableStreamBYOBRequest.#check(this).#view;
+  get view(): ArrayBufferView<ArrayBuffer> | null {
+    // The view is always over a buffer the stream transferred: never shared.
+    return ReadableStreamBYOBRequest.#check(this).#view as ArrayBufferView<ArrayBuffer> | null;
   }
 
   /** Signals that `bytesWritten` bytes were written into `view`. */
@@ -879,7 +880,7 @@ export class ReadableStreamBYOBRequest {
   }
 
   /** Responds with a new view over the (transferred) request buffer. */
-  respondWithNewView(view: ArrayBufferView): void {
+  respondWithNewView(view: ArrayBufferView<ArrayBuffer>): void {
     const self = ReadableStreamBYOBRequest.#check(this);
     const v = convertArrayBufferView(view, "view");
     const c = self.#controller;

@@ -358,7 +358,7 @@ let getDefaultController: (x: unknown) => DefaultControllerInternal;
 const kCreate = Symbol();
 
 /** The controller handed to a default ReadableStream's underlying source (§4.6). */
-export class ReadableStreamDefaultController<R = unknown> {
+export class ReadableStreamDefaultController<R = any> {
   #c!: DefaultControllerInternal;
 
   /** Not constructible: controllers are created by ReadableStream. */

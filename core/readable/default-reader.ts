@@ -14,7 +14,7 @@ import {
   ReadableStreamReaderRelease,
 } from "./reader-ops.ts";
 import { CLOSED, NO_CHUNK, READABLE, type ReaderInternal } from "./stream-internal.ts";
-import type { ReadableStream } from "./readable-stream.ts";
+import type { ReadableStream } from "../api/readable.ts";
 
 let getReader: (x: unknown) => ReaderInternal | undefined;
 
@@ -23,7 +23,7 @@ function illegal(): TypeError {
 }
 
 /** A reader that reads chunks from a ReadableStream it has locked (§4.3). */
-export class ReadableStreamDefaultReader<R = unknown> {
+export class ReadableStreamDefaultReader<R = any> {
   #r: ReaderInternal;
 
   /** Locks `stream` and creates a reader for it. Throws a TypeError if the stream is locked. */

@@ -99,8 +99,10 @@ function linkReport(pipe: PipeRecord): PipeLinkReport {
  *
  * @example
  * ```ts
- * const out = source.pipeThrough(new TransformStream()).pipeThrough(new TransformStream());
- * for await (const chunk of out) {}
+ * import { inspectPipeChain, ReadableStream, TransformStream } from "fusestreams";
+ *
+ * const out = ReadableStream.from(["a", "b"]).pipeThrough(new TransformStream()).pipeThrough(new TransformStream());
+ * for await (const chunk of out) console.log(chunk);
  * inspectPipeChain(out).mode; // "fused"
  * ```
  * @throws {TypeError} when `stream` is not a fusestreams ReadableStream or WritableStream.

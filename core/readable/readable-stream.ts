@@ -24,10 +24,13 @@ import type {
   StreamPipeOptions,
   UnderlyingByteSource,
   UnderlyingDefaultSource,
+  UnderlyingSource,
 } from "../types.ts";
 import { IsWritableStreamLocked } from "../writable/stream-internal.ts";
-import { writableStreamInternal, type WritableStream } from "../writable/writable-stream.ts";
-import { CreateReadableStreamAsyncIterator, type ReadableStreamAsyncIterator } from "./async-iterator.ts";
+import { writableStreamInternal } from "../writable/writable-stream.ts";
+import type { ReadableStream as PublicReadableStream, ReadableStreamAsyncIterator, ReadableWritablePair } from "../api/readable.ts";
+import type { WritableStream } from "../api/writable.ts";
+import { CreateReadableStreamAsyncIterator } from "./async-iterator.ts";
 import { registerReadableStreamBrand } from "./brand.ts";
 import { SetUpReadableByteStreamControllerFromUnderlyingSource } from "./byte-controller.ts";
 import { ReadableByteStreamTee } from "./byte-tee.ts";
@@ -84,7 +87,7 @@ function illegal(): TypeError {
 }
 
 /** A source of data that can be read, piped and teed (§4.2). */
-export class ReadableStream<R = unknown> {
+export class ReadableStream<R = any> {
   #s: ReadableStreamInternal;
 
   /**
@@ -92,9 +95,10 @@ export class ReadableStream<R = unknown> {
    * and a queuing strategy.
    */
   constructor(underlyingSource: UnderlyingByteSource, strategy?: { highWaterMark?: number });
-  constructor(underlyingSource?: UnderlyingDefaultSource<R>, strategy?: QueuingStrategy<R>);
+  constructor(underlyingSource: UnderlyingDefaultSource<R>, strategy?: QueuingStrategy<R>);
+  constructor(underlyingSource?: UnderlyingSource<R>, strategy?: QueuingStrategy<R>);
   constructor(
-    underlyingSource: UnderlyingDefaultSource<R> | UnderlyingByteSource | undefined = undefined,
+    underlyingSource: UnderlyingDefaultSource<R> | UnderlyingByteSource | UnderlyingSource<R> | undefined = undefined,
     strategy: QueuingStrategy<R> | undefined = undefined,
   ) {
     if ((underlyingSource as unknown) === kWrap) {
@@ -149,19 +153,21 @@ export class ReadableStream<R = unknown> {
 
   /** Locks the stream and returns a default reader, or a BYOB reader with `{ mode: "byob" }`. */
   getReader(options: { mode: "byob" }): ReadableStreamBYOBReader;
-  getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamDefaultReader<R>;
+  getReader(): ReadableStreamDefaultReader<R>;
+  getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamDefaultReader<R> | ReadableStreamBYOBReader;
   getReader(options: ReadableStreamGetReaderOptions | undefined = undefined): ReadableStreamDefaultReader<R> | ReadableStreamBYOBReader {
     if (getStream(this) === undefined) throw illegal();
     const dict = convertDictionary(options, "options");
     const mode = dict === undefined ? undefined : dict.mode;
-    if (mode === undefined) return new ReadableStreamDefaultReader<R>(this);
+    // The class is the implementation of the global interface the readers take (tests/types/conformance.ts).
+    if (mode === undefined) return new ReadableStreamDefaultReader<R>(this as unknown as PublicReadableStream<R>);
     const str = convertDOMString(mode);
     if (str !== "byob") throw typeError(`'${str}' is not a valid ReadableStreamReaderMode; the only valid mode is 'byob'`);
-    return new ReadableStreamBYOBReader(this as unknown as ReadableStream<Uint8Array>);
+    return new ReadableStreamBYOBReader(this as unknown as PublicReadableStream<Uint8Array<ArrayBuffer>>);
   }
 
   /** Pipes this stream through a transform (a writable/readable pair) and returns its readable side. */
-  pipeThrough<T>(transform: { writable: WritableStream<R>; readable: ReadableStream<T> }, options: StreamPipeOptions | undefined = undefined): ReadableStream<T> {
+  pipeThrough<T>(transform: ReadableWritablePair<T, R>, options: StreamPipeOptions | undefined = undefined): ReadableStream<T> {
     const s = getStream(this);
     if (s === undefined) throw illegal();
     const pair = convertDictionary(transform, "transform");
@@ -227,7 +233,7 @@ export class ReadableStream<R = unknown> {
     const dict = convertDictionary(options, "options");
     const preventCancel = dict === undefined ? false : convertBoolean(dict.preventCancel);
     const reader = AcquireReadableStreamDefaultReader(s);
-    return CreateReadableStreamAsyncIterator(reader, preventCancel) as ReadableStreamAsyncIterator<R>;
+    return CreateReadableStreamAsyncIterator(reader, preventCancel) as unknown as ReadableStreamAsyncIterator<R>;
   }
 
   declare [Symbol.asyncIterator]: (options?: ReadableStreamIteratorOptions) => ReadableStreamAsyncIterator<R>;
@@ -253,13 +259,14 @@ export function wrapReadableStream<T>(s: ReadableStreamInternal): ReadableStream
  * must clone the second branch's chunks, as fetch does, does so itself). `stream` must be unlocked; it
  * stays unlocked and undisturbed.
  */
-export function ReadableStreamTeeInPlace<R>(stream: ReadableStream<R>): [second: ReadableStream<R>, bytes: boolean] {
+export function ReadableStreamTeeInPlace<R>(stream: PublicReadableStream<R>): [second: PublicReadableStream<R>, bytes: boolean] {
   const s = getStream(stream);
   if (s === undefined) throw illegal();
   if (IsReadableStreamLocked(s)) throw typeError("Cannot tee a stream that is locked to a reader");
   const branches = s.controller.isByte ? ReadableByteStreamTee(s) : ReadableStreamDefaultTee(s);
-  rehome(stream as ReadableStream<unknown>, branches[0]);
-  return [wrap<R>(branches[1]), s.controller.isByte];
+  // getStream() found our #s: `stream` is this class (its public type is the global interface).
+  rehome(stream as unknown as ReadableStream<unknown>, branches[0]);
+  return [wrap<R>(branches[1]) as unknown as PublicReadableStream<R>, s.controller.isByte];
 }
 
 /** The internal state of a public ReadableStream, or undefined. */

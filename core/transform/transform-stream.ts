@@ -460,7 +460,7 @@ let getController: (x: unknown) => TransformControllerInternal;
 const kCreate = Symbol();
 
 /** The controller handed to a transformer (§6.3). */
-export class TransformStreamDefaultController<O = unknown> {
+export class TransformStreamDefaultController<O = any> {
   #c!: TransformControllerInternal;
 
   /** Not constructible: controllers are created by TransformStream. */
@@ -509,7 +509,7 @@ defineInterface(TransformStreamDefaultController, "TransformStreamDefaultControl
 let getStream: (x: unknown) => TransformStreamInternal | undefined;
 
 /** A pair of streams where data written to the writable side comes out transformed on the readable side (§6.2). */
-export class TransformStream<I = unknown, O = unknown> {
+export class TransformStream<I = any, O = any> {
   #t: TransformStreamInternal;
   #readable: ReadableStream<O>;
   #writable: WritableStream<I>;

@@ -24,7 +24,7 @@ import {
   type WritableStreamInternal,
   type WriteRequest,
 } from "./stream-internal.ts";
-import type { WritableStream } from "./writable-stream.ts";
+import type { WritableStream } from "../api/writable.ts";
 
 /** SetUpWritableStreamDefaultWriter / AcquireWritableStreamDefaultWriter. */
 export function AcquireWritableStreamDefaultWriter(stream: WritableStreamInternal): WriterInternal {
@@ -131,7 +131,7 @@ function illegal(): TypeError {
 }
 
 /** A writer that writes chunks to a WritableStream it has locked (§5.3). */
-export class WritableStreamDefaultWriter<W = unknown> {
+export class WritableStreamDefaultWriter<W = any> {
   #w: WriterInternal;
 
   /** Locks `stream`. Throws a TypeError if it is already locked. */

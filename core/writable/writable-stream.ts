@@ -6,6 +6,7 @@ import { defineInterface } from "../shared/interface.ts";
 import { PromiseReject } from "../shared/primordials.ts";
 import { isObject, typeError } from "../shared/webidl.ts";
 import { convertQueuingStrategy, ExtractHighWaterMark, ExtractSizeAlgorithm } from "../strategies/extract.ts";
+import type { WritableStream as PublicWritableStream } from "../api/writable.ts";
 import type { QueuingStrategy, UnderlyingSink } from "../types.ts";
 import { registerWritableStreamBrand } from "./brand.ts";
 import { convertUnderlyingSink, SetUpWritableStreamDefaultControllerFromUnderlyingSink } from "./default-controller.ts";
@@ -23,7 +24,7 @@ let wrap: (s: WritableStreamInternal) => WritableStream;
 const kWrap = Symbol();
 
 /** A destination for data (§5.2). */
-export class WritableStream<W = unknown> {
+export class WritableStream<W = any> {
   #s: WritableStreamInternal;
 
   /** Creates a WritableStream over `underlyingSink` with the given queuing strategy. */
@@ -76,7 +77,8 @@ export class WritableStream<W = unknown> {
   /** Locks the stream and returns a writer. */
   getWriter(): WritableStreamDefaultWriter<W> {
     if (getStream(this) === undefined) throw typeError("Illegal invocation: not a WritableStream");
-    return new WritableStreamDefaultWriter(this);
+    // The class is the implementation of the global interface the writer takes (tests/types/conformance.ts).
+    return new WritableStreamDefaultWriter(this as unknown as PublicWritableStream<W>);
   }
 }
 defineInterface(WritableStream, "WritableStream");

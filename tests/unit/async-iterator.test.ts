@@ -10,6 +10,11 @@ import { ReadableStream, ReadableStreamDefaultController } from "../../mod.ts";
 
 const delay = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** `it.return(value)` with any value: the WebIDL iterator accepts one, the TypeScript declaration only `undefined`. */
+function returnWith(it: AsyncIterator<unknown>, ...value: unknown[]): Promise<IteratorResult<unknown>> {
+  return (it.return as (...args: unknown[]) => Promise<IteratorResult<unknown>>).apply(it, value);
+}
+
 function syncError(fn: () => unknown): unknown {
   try {
     fn();
@@ -153,7 +158,7 @@ test("iterator: return(value) cancels with value as the reason and resolves { va
   const { stream, cancels } = source([1], false);
   const it = stream.values();
   const reason = { r: 1 };
-  const result = await it.return!(reason);
+  const result = await returnWith(it, reason);
   assert.equal(result, { value: reason, done: true });
   assert.is((result as IteratorResult<unknown>).value, reason);
   assert.is(cancels.length, 1);
@@ -165,7 +170,7 @@ test("iterator: return(value) cancels with value as the reason and resolves { va
 test("iterator: return() with preventCancel releases the lock only", async () => {
   const { stream, cancels } = source([1], false);
   const it = stream.values({ preventCancel: true });
-  assert.equal(await it.return!("x"), { value: "x", done: true });
+  assert.equal(await returnWith(it, "x"), { value: "x", done: true });
   assert.equal(cancels, []);
   assert.is(stream.locked, false);
 });
@@ -175,7 +180,7 @@ test("iterator: return() after the stream finished does not call cancel again", 
   const it = stream.values();
   await it.next();
   await it.next();
-  assert.equal(await it.return!("late"), { value: "late", done: true });
+  assert.equal(await returnWith(it, "late"), { value: "late", done: true });
   assert.equal(cancels, []);
 });
 
@@ -183,7 +188,7 @@ test("iterator: a rejecting source cancel makes return() reject with that error"
   const theError = new Error("cancel failed");
   const stream = new ReadableStream({ cancel: () => Promise.reject(theError) });
   const it = stream.values();
-  assert.is(await rejection(it.return!()), theError);
+  assert.is(await rejection(returnWith(it, )), theError);
 });
 
 test("iterator: concurrent next() calls resolve in order", async () => {
@@ -211,7 +216,7 @@ test("iterator: return() while next() is pending runs after that next() settles"
     order.push("next");
     return r;
   });
-  const pReturn = it.return!("bye").then((r) => {
+  const pReturn = returnWith(it, "bye").then((r) => {
     order.push("return");
     return r;
   });
@@ -358,7 +363,7 @@ test("iterator: a return() called from inside pull() during next(): the chunk is
     },
     pull(c) {
       pulls++;
-      if (pulls === 1) returned = it.return();
+      if (pulls === 1) returned = it.return!();
       else c.enqueue(`pull ${pulls}`);
     },
   });

@@ -38,9 +38,9 @@ function rejection(promise: Promise<unknown>): Promise<unknown> {
 function byteStream(
   extra: { pull?: (c: ReadableByteStreamController) => void | Promise<void>; autoAllocateChunkSize?: number } = {},
   highWaterMark?: number,
-): { stream: ReadableStream<Uint8Array>; controller: ReadableByteStreamController } {
+): { stream: ReadableStream<Uint8Array<ArrayBuffer>>; controller: ReadableByteStreamController } {
   let controller!: ReadableByteStreamController;
-  const stream = new ReadableStream<Uint8Array>(
+  const stream = new ReadableStream(
     {
       type: "bytes",
       start(c: ReadableByteStreamController) {
@@ -53,7 +53,7 @@ function byteStream(
   return { stream, controller };
 }
 
-function byob(stream: ReadableStream<Uint8Array>): ReadableStreamBYOBReader {
+function byob(stream: ReadableStream<Uint8Array<ArrayBuffer>>): ReadableStreamBYOBReader {
   return stream.getReader({ mode: "byob" });
 }
 
@@ -68,8 +68,8 @@ function transfer(buffer: ArrayBufferLike): ArrayBuffer {
 }
 
 /** The BYOB request's view; the standard always makes it a Uint8Array. */
-function requestView(c: ReadableByteStreamController): Uint8Array {
-  return c.byobRequest!.view as Uint8Array;
+function requestView(c: ReadableByteStreamController): Uint8Array<ArrayBuffer> {
+  return c.byobRequest!.view as Uint8Array<ArrayBuffer>;
 }
 
 function detached(buffer: ArrayBufferLike): boolean {
@@ -163,7 +163,7 @@ test("enqueue: a view over a detached buffer throws TypeError", () => {
 
 test("enqueue: a SharedArrayBuffer-backed view throws TypeError and nothing is queued", async () => {
   const { stream, controller } = byteStream();
-  const err = syncError(() => controller.enqueue(new Uint8Array(new SharedArrayBuffer(4))));
+  const err = syncError(() => controller.enqueue(new Uint8Array(new SharedArrayBuffer(4)) as unknown as Uint8Array<ArrayBuffer>));
   assert.instance(err, TypeError);
   assert.match((err as TypeError).message, /SharedArrayBuffer/);
   assert.is(controller.desiredSize, 0);
@@ -266,8 +266,8 @@ test("views are told apart by their internal slots, not their prototype", async 
   const u8 = new Uint8Array([5, 6, 7]).subarray(1);
   Object.setPrototypeOf(u8, DataView.prototype);
   const { stream, controller } = byteStream();
-  controller.enqueue(dv as unknown as Uint8Array);
-  controller.enqueue(u8);
+  controller.enqueue(dv as unknown as Uint8Array<ArrayBuffer>);
+  controller.enqueue(u8 as Uint8Array<ArrayBuffer>);
   controller.close();
   const reader = stream.getReader();
   const a = await reader.read();
@@ -281,7 +281,7 @@ test("views are told apart by their internal slots, not their prototype", async 
   const byob = pair.stream.getReader({ mode: "byob" });
   const target = new DataView(new ArrayBuffer(4), 1, 3);
   Object.setPrototypeOf(target, Uint8Array.prototype);
-  const pending = byob.read(target as unknown as Uint8Array);
+  const pending = byob.read(target as unknown as Uint8Array<ArrayBuffer>);
   pair.controller.enqueue(new Uint8Array([9, 8, 7]));
   const { value } = await pending;
   assert.ok(Object.prototype.toString.call(value) === "[object DataView]");
@@ -521,7 +521,7 @@ test("byob releaseLock: pending read-into requests reject with TypeError", async
 
 test("byob cancel: reaches source.cancel with the reason; a pending read resolves done", async () => {
   const reasons: unknown[] = [];
-  const stream = new ReadableStream<Uint8Array>({ type: "bytes", cancel: (r) => void reasons.push(r) });
+  const stream = new ReadableStream({ type: "bytes", cancel: (r) => void reasons.push(r) });
   const reader = byob(stream);
   const read = reader.read(new Uint8Array(2));
   const reason = new Error("cancel");

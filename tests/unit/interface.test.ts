@@ -238,7 +238,7 @@ test("controllers and the BYOB request cannot be constructed (TypeError)", () =>
 test("constructible readers and writers can be built from a stream", () => {
   const rs = new ReadableStream();
   assert.instance(new ReadableStreamDefaultReader(rs), ReadableStreamDefaultReader);
-  const bytes = new ReadableStream<Uint8Array>({ type: "bytes" });
+  const bytes = new ReadableStream({ type: "bytes" });
   assert.instance(new ReadableStreamBYOBReader(bytes), ReadableStreamBYOBReader);
   const ws = new WritableStream();
   assert.instance(new WritableStreamDefaultWriter(ws), WritableStreamDefaultWriter);

@@ -48,9 +48,9 @@ function source<T>(
 
 function byteSource(
   cancel?: (reason: unknown) => void | Promise<void>,
-): { stream: ReadableStream<Uint8Array>; controller: ReadableByteStreamController } {
+): { stream: ReadableStream<Uint8Array<ArrayBuffer>>; controller: ReadableByteStreamController } {
   let controller!: ReadableByteStreamController;
-  const stream = new ReadableStream<Uint8Array>({ type: "bytes", start: (c) => void (controller = c), cancel });
+  const stream = new ReadableStream({ type: "bytes", start: (c) => void (controller = c), cancel });
   return { stream, controller };
 }
 

@@ -417,7 +417,7 @@ test("an invalid chunk size errors the stream with the intrinsic RangeError, not
   let calls = 0;
   const ws = new WritableStream({}, { size: () => -1 });
   const writer = ws.getWriter();
-  let write!: Promise<undefined>;
+  let write!: Promise<void>;
   try {
     g.RangeError = function FakeRangeError() {
       calls++;

@@ -155,8 +155,9 @@ export async function checkConsumerTypes(setups: readonly TypeSetup[] = TYPE_SET
 
 /**
  * A TypeScript example of README.md: a ```ts block. After `ts`, `no-run` keeps it from being run (a server),
- * and `deno` makes it a Deno example: checked and run by Deno, its `jsr:@fusestreams/fusestreams` imports
- * mapped to this repository's source (what JSR publishes).
+ * and `deno` makes it a Deno example: checked and run by Deno (only checked with `no-run`), its
+ * `jsr:@fusestreams/fusestreams` and `fusestreams` imports mapped to this repository's source (what JSR
+ * publishes).
  */
 export interface ReadmeExample {
   /** 1-based line of the opening fence in README.md. */
@@ -226,9 +227,21 @@ export async function checkReadmeExamples(): Promise<{ typeProblems: string[]; r
       imports: Object.fromEntries([
         [jsr, rootPath("mod.ts")],
         ...["node", "deno", "bun", "edge"].map((a) => [`${jsr}/${a}`, rootPath("adapters", a, "mod.ts")]),
+        ["fusestreams", rootPath("adapters", "deno", "mod.ts")],
+        ...["node", "deno", "bun", "edge"].map((a) => [`fusestreams/${a}`, rootPath("adapters", a, "mod.ts")]),
       ]),
     }),
   );
+  // Deno examples that must not run (a server) are still type-checked by Deno.
+  for (const e of examples.filter((x) => x.deno && !x.run)) {
+    const result = await run(BIN.deno, ["check", "--no-config", "--import-map", importMap, file(e)], {
+      cwd: dir,
+      timeoutMs: 60_000,
+      echo: false,
+      env: { DENO_DIR: join(TMP, "deno-dir") },
+    });
+    if (result.code !== 0) typeProblems.push(`README.md line ${e.line} (Deno) fails to type-check\n${result.output}`);
+  }
   for (const e of runnable) {
     const result = e.deno
       ? await run(BIN.deno, ["run", "--check", "-A", "--no-config", "--import-map", importMap, file(e)], {

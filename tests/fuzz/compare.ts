@@ -123,7 +123,8 @@ function normalizeEvents(events: readonly string[], channel: string, n: Normaliz
 }
 
 /** Differences between ours and native that the standard does not allow. */
-export function differences(p: Program, ours: Outcome, native: Outcome, n: Normalization = {}): string[] {
+export function differences(p: Program, ours: Outcome, native: Outcome, n: Normalization = {}, label = "native"): string[] {
+  const other = `${label}:`.padEnd(7);
   const problems: string[] = [];
   if (n.skip) return problems;
   const piped = isPiped(p);
@@ -137,25 +138,25 @@ export function differences(p: Program, ours: Outcome, native: Outcome, n: Norma
     const ea = normalizeEvents(a.events, name, n);
     const eb = normalizeEvents(b.events, name, n);
     if (exact && !same(ea, eb)) {
-      problems.push(`${name} events differ:\n      ours:   ${ea.join(" | ")}\n      native: ${eb.join(" | ")}`);
+      problems.push(`${name} events differ:\n      ours:   ${ea.join(" | ")}\n      ${other} ${eb.join(" | ")}`);
     }
     const sa = [...a.settled].sort();
     const sb = [...b.settled].sort();
     if (exact && !same(sa, sb)) {
-      problems.push(`${name} promises settled differently:\n      ours:   ${sa.join(" | ")}\n      native: ${sb.join(" | ")}`);
+      problems.push(`${name} promises settled differently:\n      ours:   ${sa.join(" | ")}\n      ${other} ${sb.join(" | ")}`);
     }
     if (compareChunks && n.byteBoundaries && p.source.kind === "bytes") {
       if (!same(a.units.map(String), b.units.map(String))) {
-        problems.push(`${name} bytes differ:\n      ours:   ${short(a.units)}\n      native: ${short(b.units)}`);
+        problems.push(`${name} bytes differ:\n      ours:   ${short(a.units)}\n      ${other} ${short(b.units)}`);
       }
     } else if (compareChunks && !same(a.chunks, b.chunks)) {
-      problems.push(`${name} chunks differ:\n      ours:   ${a.chunks.join(" ")}\n      native: ${b.chunks.join(" ")}`);
+      problems.push(`${name} chunks differ:\n      ours:   ${a.chunks.join(" ")}\n      ${other} ${b.chunks.join(" ")}`);
     }
   }
-  if (ours.stalled !== native.stalled) problems.push(`stalled: ours ${ours.stalled}, native ${native.stalled}`);
+  if (ours.stalled !== native.stalled) problems.push(`stalled: ours ${ours.stalled}, ${label} ${native.stalled}`);
   const ua = [...ours.unhandled].sort();
   const ub = [...native.unhandled].sort();
-  if (!same(ua, ub)) problems.push(`unhandled rejections differ: ours [${ua.join(", ")}], native [${ub.join(", ")}]`);
+  if (!same(ua, ub)) problems.push(`unhandled rejections differ: ours [${ua.join(", ")}], ${label} [${ub.join(", ")}]`);
   return problems;
 }
 
@@ -171,23 +172,4 @@ export function orderDifferences(ours: Outcome, native: Outcome): string[] {
     }
   }
   return [];
-}
-
-export interface CaseResult {
-  seed: number;
-  program: Program;
-  ours: Outcome;
-  native: Outcome;
-  /** invariant violations (prefixed "ours:"/"native:") and differences */
-  problems: string[];
-  /** the ours-only subset of problems: what would be a bug in ours */
-  oursProblems: string[];
-}
-
-/** Judges one case. */
-export function judge(p: Program, ours: Outcome, native: Outcome): { problems: string[]; nativeOnly: boolean } {
-  const io = invariants(p, ours).map((x) => `ours: ${x}`);
-  const inat = invariants(p, native).map((x) => `native: ${x}`);
-  const diff = differences(p, ours, native);
-  return { problems: [...io, ...inat, ...diff], nativeOnly: io.length === 0 && diff.length === 0 && inat.length > 0 };
 }

@@ -138,8 +138,18 @@ class Recorder {
 // ---------------------------------------------------------------------------------------------------
 // Helpers
 
+/**
+ * One macrotask turn: setImmediate where the runtime has it (Node, Deno, Bun: a FIFO queue run once per event
+ * loop turn, with no clamping), else setTimeout(0). Every delay a program makes and every turn the watchdog
+ * counts goes through the same queue, so their order is deterministic.
+ */
+const nextTurn: (fn: () => void) => void =
+  typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
+    ? (fn) => (globalThis as unknown as { setImmediate(fn: () => void): void }).setImmediate(fn)
+    : (fn) => setTimeout(fn, 0);
+
 function macro(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => nextTurn(resolve));
 }
 
 /** Runs fn after the delay; "sync" runs it now and returns its result as is. */
@@ -832,20 +842,38 @@ function onUnhandled(reason: unknown): void {
   if (currentRecorder) currentRecorder.unhandled.push(ser(reason));
 }
 
+/** An exception thrown in a job by the implementation itself (nothing in a program throws outside a callback). */
+function onUncaught(error: unknown): void {
+  if (currentRecorder) currentRecorder.event("crash", `uncaught ${ser(error)}: ${error instanceof Error ? error.message : String(error)}`);
+  else throw error;
+}
+
 function installHooks(): void {
   if (hooksInstalled++ > 0) return;
   const proc = (globalThis as { process?: ProcessLike }).process;
   const isDeno = typeof (globalThis as { Deno?: unknown }).Deno === "object";
   if (!isDeno && proc && typeof proc.on === "function") {
     proc.on("unhandledRejection", onUnhandled);
-    removeHooks = () => proc.off("unhandledRejection", onUnhandled);
+    proc.on("uncaughtException", onUncaught);
+    removeHooks = () => {
+      proc.off("unhandledRejection", onUnhandled);
+      proc.off("uncaughtException", onUncaught);
+    };
   } else if (typeof globalThis.addEventListener === "function") {
     const listener = (e: Event): void => {
       e.preventDefault();
       onUnhandled((e as PromiseRejectionEvent).reason);
     };
+    const errorListener = (e: Event): void => {
+      e.preventDefault();
+      onUncaught((e as ErrorEvent).error);
+    };
     globalThis.addEventListener("unhandledrejection", listener);
-    removeHooks = () => globalThis.removeEventListener("unhandledrejection", listener);
+    globalThis.addEventListener("error", errorListener);
+    removeHooks = () => {
+      globalThis.removeEventListener("unhandledrejection", listener);
+      globalThis.removeEventListener("error", errorListener);
+    };
   }
 }
 

@@ -54,12 +54,22 @@ export function invariants(p: Program, o: Outcome): string[] {
   const crash = o.channels["crash"];
   if (crash) problems.push(`crashed: ${crash.events.join("; ")}`);
   const exp = oracle(p);
-  const check = (channel: string, ideal: readonly number[] | undefined, complete: boolean): void => {
+  const check = (channel: string, ideal: readonly number[] | undefined, complete: boolean, point = channel): void => {
     if (!ideal) return;
-    const got = (o.channels[channel] ?? EMPTY).units;
+    let got = (o.channels[channel] ?? EMPTY).units;
+    const tail = exp.partial.get(point);
+    if (tail) {
+      // the sequence was cut at an unknown chunk boundary; take off what the flushes after the cut appended
+      for (let k = tail.length; k > 0; k--) {
+        if (got.length >= k && isPrefix(tail.slice(0, k), got.slice(got.length - k))) {
+          got = got.slice(0, got.length - k);
+          break;
+        }
+      }
+    }
     if (!isPrefix(got, ideal)) {
       problems.push(`${channel}: arrived ${short(got)} is not a prefix of ${short(ideal)} (duplicated, reordered or invented)`);
-    } else if (complete && got.length !== ideal.length) {
+    } else if (complete && !tail && got.length !== ideal.length) {
       problems.push(`${channel}: ended cleanly but only ${short(got)} of ${short(ideal)} arrived (lost)`);
     }
   };
@@ -85,11 +95,11 @@ export function invariants(p: Program, o: Outcome): string[] {
       break;
     case "pipeTo":
       // (a fulfilled pipe with preventClose only waited for the writes to settle: a failing sink may have refused some)
-      check("sink", out, sinkEvents.includes("close") || (outEvents.includes("pipe:fulfilled") && !p.consumer.sink.fault));
+      check("sink", out, sinkEvents.includes("close") || (outEvents.includes("pipe:fulfilled") && !p.consumer.sink.fault), "out");
       break;
     case "writer":
       check("out", out, outEvents.includes("end:done"));
-      check("sink", out, sinkEvents.includes("close"));
+      check("sink", out, sinkEvents.includes("close"), "out");
       break;
   }
   return problems;
@@ -115,11 +125,26 @@ export interface Normalization {
 
 const PULL_EVENTS = /^(pull|respond \d+|enqueue threw .*|pull body threw .*)$/;
 
-function normalizeEvents(events: readonly string[], channel: string, n: Normalization): string[] {
+function normalizeEvents(events: readonly string[], channel: string, n: Normalization, piped: boolean): string[] {
   let out = [...events];
   if (n.pullCount && channel === "src") out = out.filter((e) => !PULL_EVENTS.test(e));
   if (n.byteBoundaries) out = out.map((e) => e.replace(/view\(0\/\d+\)/, "view(0)"));
+  // A reader that asks for a batch of k reads at once gets one end event per read that found the stream
+  // errored or closed: k minus the chunks still in that batch. In a piped program, how many chunks got
+  // through before a fault is the pipe's read-ahead (left to the implementation), so runs of the same end
+  // event count once.
+  if (piped) out = out.filter((e, i) => !(e.startsWith("end:") && e === out[i - 1]));
   return out;
+}
+
+/**
+ * What a piped program leaves to the implementation, on top of a deviation's normalization: with a byte
+ * source, whether a pipe's read is pending when pull() runs decides between a byobRequest (autoAllocate) and
+ * enqueue(), so chunk boundaries and the source's pull()/respond() calls follow the pipe's pace.
+ */
+function pipedNormalization(p: Program, n: Normalization): Normalization {
+  if (!isPiped(p) || p.source.kind !== "bytes") return n;
+  return { ...n, byteBoundaries: true, pullCount: true };
 }
 
 /** Differences between ours and native that the standard does not allow. */
@@ -128,6 +153,7 @@ export function differences(p: Program, ours: Outcome, native: Outcome, n: Norma
   const problems: string[] = [];
   if (n.skip) return problems;
   const piped = isPiped(p);
+  n = pipedNormalization(p, n);
   const origin = piped ? faultOrigin(p) : Number.NEGATIVE_INFINITY;
   const compareChunks = !piped || origin === Number.POSITIVE_INFINITY;
   const names = [...new Set([...Object.keys(ours.channels), ...Object.keys(native.channels)])].sort();
@@ -135,8 +161,8 @@ export function differences(p: Program, ours: Outcome, native: Outcome, n: Norma
     const a = ours.channels[name] ?? EMPTY;
     const b = native.channels[name] ?? EMPTY;
     const exact = !piped || position(p, name) >= origin || name === "crash";
-    const ea = normalizeEvents(a.events, name, n);
-    const eb = normalizeEvents(b.events, name, n);
+    const ea = normalizeEvents(a.events, name, n, piped);
+    const eb = normalizeEvents(b.events, name, n, piped);
     if (exact && !same(ea, eb)) {
       problems.push(`${name} events differ:\n      ours:   ${ea.join(" | ")}\n      ${other} ${eb.join(" | ")}`);
     }

@@ -38,6 +38,8 @@ export interface Impl {
   TransformStream: typeof globalThis.TransformStream;
   CountQueuingStrategy: typeof globalThis.CountQueuingStrategy;
   ByteLengthQueuingStrategy: typeof globalThis.ByteLengthQueuingStrategy;
+  /** how `for await` iterates a stream of this implementation (default: the stream's own async iterator) */
+  values?: (stream: ReadableStream<unknown>, preventCancel: boolean) => AsyncIterableIterator<unknown>;
 }
 
 export interface Channel {
@@ -689,7 +691,12 @@ async function consume(ctx: Ctx, c: Consumer, stream: AnyReadable): Promise<void
       }
     }
     case "iterate": {
-      const iterable: AsyncIterable<unknown> = c.preventCancel ? stream.values({ preventCancel: true }) : stream;
+      const values = ctx.impl.values;
+      const iterable: AsyncIterable<unknown> = values
+        ? values(stream, c.preventCancel)
+        : c.preventCancel
+          ? stream.values({ preventCancel: true })
+          : stream;
       let n = 0;
       try {
         for await (const chunk of iterable) {

@@ -58,6 +58,8 @@ export interface Outcome {
   log: string[];
   stalled: boolean;
   unhandled: string[];
+  /** the same rejections as text (name, code and message), to recognise an implementation's internal failure */
+  unhandledText: string[];
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -96,6 +98,7 @@ class Recorder {
   channels: Record<string, Channel> = {};
   log: string[] = [];
   unhandled: string[] = [];
+  unhandledText: string[] = [];
   activity = 0;
 
   #ch(name: string): Channel {
@@ -846,7 +849,10 @@ interface ProcessLike {
 }
 
 function onUnhandled(reason: unknown): void {
-  if (currentRecorder) currentRecorder.unhandled.push(ser(reason));
+  if (!currentRecorder) return;
+  currentRecorder.unhandled.push(ser(reason));
+  const code = (reason as { code?: unknown } | null)?.code;
+  currentRecorder.unhandledText.push(`${reason instanceof Error ? reason.name : typeof reason}${typeof code === "string" ? ` [${code}]` : ""}: ${reason instanceof Error ? reason.message : String(reason)}`);
 }
 
 /** An exception thrown in a job by the implementation itself (nothing in a program throws outside a callback). */
@@ -949,5 +955,5 @@ export async function runProgram(p: Program, impl: Impl, options: RunOptions = {
     currentRecorder = undefined;
     uninstallHooks();
   }
-  return { channels: rec.channels, log: rec.log, stalled, unhandled: rec.unhandled };
+  return { channels: rec.channels, log: rec.log, stalled, unhandled: rec.unhandled, unhandledText: rec.unhandledText };
 }

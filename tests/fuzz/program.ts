@@ -461,6 +461,15 @@ export function generate(seed: number): Program {
   if (piped && faultOrigin(program) > 0 && source.kind !== "from" && (source.cancelHow === "throw" || source.cancelHow === "reject")) {
     source.cancelHow = "ok";
   }
+  // Likewise a transform's flush() that is still running when a cancel or abort from downstream arrives: the
+  // cancel waits for it and fails with its error (an enqueue() into the cancelled readable side throws), and
+  // whether the close reached the flush first is the pipes' pace (seed 13658). So such a flush is synchronous.
+  if (piped) {
+    const origin = faultOrigin(program);
+    for (const [i, st] of stages.entries()) {
+      if (st.kind === "transform" && st.flush === "extra" && origin > i + 1) st.flushDelay = "sync";
+    }
+  }
   return program;
 }
 

@@ -852,7 +852,7 @@ function onUnhandled(reason: unknown): void {
   if (!currentRecorder) return;
   currentRecorder.unhandled.push(ser(reason));
   const code = (reason as { code?: unknown } | null)?.code;
-  currentRecorder.unhandledText.push(`${reason instanceof Error ? reason.name : typeof reason}${typeof code === "string" ? ` [${code}]` : ""}: ${reason instanceof Error ? reason.message : String(reason)}`);
+  currentRecorder.unhandledText.push(`${reason instanceof Error ? reason.name : typeof reason}${typeof code === "string" ? ` [${code}]` : ""}: ${(reason instanceof Error ? reason.message : String(reason)).split("\n")[0]}`);
 }
 
 /** An exception thrown in a job by the implementation itself (nothing in a program throws outside a callback). */

@@ -36,7 +36,18 @@ export const REGRESSION_SEEDS: readonly { seed: number; found: string }[] = [
   { seed: 2479, found: "Node 26 only" },
   { seed: 2834, found: "Node 26 only" },
   { seed: 3482, found: "Node 26 only" },
-  { seed: 3824, found: "native too: the oracle" },
+  { seed: 3824, found: "the oracle: terminate() on byte data cuts at a chunk boundary the oracle cannot know" },
+  { seed: 4031, found: "piped: the repeated end events of a batched read follow the pipe's read-ahead" },
+  { seed: 4255, found: "piped byte source: chunk boundaries follow the pipe's pace" },
+  { seed: 4959, found: "Node 26: pipeTo() fails an internal assertion (ERR_INTERNAL_ASSERTION)" },
+  { seed: 5930, found: "Deno: start()'s promise adopted at once (native deviation)" },
+  { seed: 10607, found: "web-streams-polyfill: unhandled rejection from a cleared transform algorithm" },
+  { seed: 11048, found: "Deno: teed default stream that errors (native deviation)" },
+  { seed: 12201, found: "piped: a reader's release racing a fault" },
+  { seed: 13658, found: "piped: a flush() in progress when a cancel from downstream arrives (generator)" },
+  { seed: 18285, found: "Node 26: pipeTo() fails an internal assertion (ERR_INTERNAL_ASSERTION)" },
+  { seed: 22258, found: "Node: tee branch closes a macrotask late (native deviation)" },
+  { seed: 213587485, found: "ours: from(sync iterator) whose next() throws errored the stream 3 jobs early (core fix)" },
 ];
 
 /** A fresh base seed: different on every call (not reproducible on purpose; it is printed so it can be). */

@@ -48,6 +48,9 @@ export const REGRESSION_SEEDS: readonly { seed: number; found: string }[] = [
   { seed: 18285, found: "Node 26: pipeTo() fails an internal assertion (ERR_INTERNAL_ASSERTION)" },
   { seed: 22258, found: "Node: tee branch closes a macrotask late (native deviation)" },
   { seed: 213587485, found: "ours: from(sync iterator) whose next() throws errored the stream 3 jobs early (core fix)" },
+  { seed: 257600376, found: "ours (Bun), reference, Node, Deno: byte tee responded to a BYOB read after the source errored (core fix)" },
+  { seed: 257615052, found: "Node 26: from(array) takes fewer jobs than the async-from-sync steps (native deviation)" },
+  { seed: 257675777, found: "ours (Bun), reference, Node, Deno: byte tee responded to a BYOB read after the source errored (core fix)" },
 ];
 
 /** A fresh base seed: different on every call (not reproducible on purpose; it is printed so it can be). */

@@ -336,7 +336,7 @@ test("from: a sync iterator whose next() throws errors the stream when the async
 });
 
 test("from: a sync iterator's next() returning a non-object errors the stream with a TypeError after the same 5 jobs", async () => {
-  const reader = ReadableStream.from({ [Symbol.iterator]: () => ({ next: () => 42 }) }).getReader();
+  const reader = ReadableStream.from({ [Symbol.iterator]: () => ({ next: () => 42 as never }) }).getReader();
   const { jobs, error } = await jobsUntilSettled(reader.read());
   assert.instance(error, TypeError);
   assert.is(jobs, 5);
@@ -370,7 +370,7 @@ test("from: cancel() of a sync iterable whose return() throws rejects after the 
 // Streams §4.9.1 pullAlgorithm step 2: IteratorNext of an async iterator is abrupt when next() throws or returns
 // a non-object (IteratorNext's own TypeError): the pull promise is rejected at once, no "promise resolved with".
 test("from: an async iterator's next() returning a non-object errors the stream at once (2 jobs), with a TypeError", async () => {
-  const reader = ReadableStream.from({ [Symbol.asyncIterator]: () => ({ next: () => 42 }) }).getReader();
+  const reader = ReadableStream.from({ [Symbol.asyncIterator]: () => ({ next: () => 42 as never }) }).getReader();
   const { jobs, error } = await jobsUntilSettled(reader.read());
   assert.instance(error, TypeError);
   assert.is(jobs, 2);

@@ -11,7 +11,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { RequestQueue, RingQueue } from "../../core/shared/queue.ts";
-import { ReadableStream, WritableStream } from "../../mod.ts";
+import { type ReadableByteStreamController, type ReadableStreamDefaultController, ReadableStream, WritableStream } from "../../mod.ts";
 
 const SIZES = [0, 1, 15, 16, 17, 1000, 100_000] as const;
 /** where the head is when the queue grows: 0, just past the start, the middle and the end of the first array */

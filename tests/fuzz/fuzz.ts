@@ -8,29 +8,15 @@
  */
 import * as mod from "../../mod.ts";
 import { differences, invariants, type Normalization, orderDifferences } from "./compare.ts";
-import { type Impl, type Outcome, runProgram, type RunOptions } from "./interpret.ts";
+import { type Impl, implOf, type Outcome, runProgram, type RunOptions } from "./interpret.ts";
 import { type Delay, describe, faultOrigin, generate, type Program } from "./program.ts";
 import { REFERENCE, referenceDeviation } from "./reference.ts";
 
 /** The runtime's own classes, captured before anything could replace the globals. */
-export const NATIVE: Impl = {
-  name: "native",
-  ReadableStream: globalThis.ReadableStream,
-  WritableStream: globalThis.WritableStream,
-  TransformStream: globalThis.TransformStream,
-  CountQueuingStrategy: globalThis.CountQueuingStrategy,
-  ByteLengthQueuingStrategy: globalThis.ByteLengthQueuingStrategy,
-};
+export const NATIVE: Impl = implOf("native", globalThis);
 
 /** fusestreams' classes. */
-export const OURS: Impl = {
-  name: "ours",
-  ReadableStream: mod.ReadableStream as unknown as Impl["ReadableStream"],
-  WritableStream: mod.WritableStream as unknown as Impl["WritableStream"],
-  TransformStream: mod.TransformStream as unknown as Impl["TransformStream"],
-  CountQueuingStrategy: mod.CountQueuingStrategy as unknown as Impl["CountQueuingStrategy"],
-  ByteLengthQueuingStrategy: mod.ByteLengthQueuingStrategy as unknown as Impl["ByteLengthQueuingStrategy"],
-};
+export const OURS: Impl = implOf("ours", mod);
 
 /** "node 26.10.0", "deno 2.9.6", "bun 1.4.5". */
 export function runtimeName(): string {

@@ -42,6 +42,21 @@ export interface Impl {
   values?: (stream: ReadableStream<unknown>, preventCancel: boolean) => AsyncIterableIterator<unknown>;
 }
 
+/** The classes of a module (or namespace) that exports the standard's stream classes, as an Impl. */
+export function implOf(name: string, classes: object, values?: Impl["values"]): Impl {
+  const c = classes as Omit<Impl, "name" | "values">;
+  const impl: Impl = {
+    name,
+    ReadableStream: c.ReadableStream,
+    WritableStream: c.WritableStream,
+    TransformStream: c.TransformStream,
+    CountQueuingStrategy: c.CountQueuingStrategy,
+    ByteLengthQueuingStrategy: c.ByteLengthQueuingStrategy,
+  };
+  if (values) impl.values = values;
+  return impl;
+}
+
 export interface Channel {
   /** serialized chunks, in arrival order */
   chunks: string[];

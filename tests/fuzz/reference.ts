@@ -10,22 +10,15 @@
  */
 import * as polyfill from "web-streams-polyfill";
 import type { Normalization } from "./compare.ts";
-import type { Impl } from "./interpret.ts";
+import { type Impl, implOf } from "./interpret.ts";
 import type { Program } from "./program.ts";
 import { specValues } from "./spec-iterator.ts";
 
-/** web-streams-polyfill's classes. */
-export const REFERENCE: Impl = {
-  name: "reference",
-  ReadableStream: polyfill.ReadableStream as unknown as Impl["ReadableStream"],
-  WritableStream: polyfill.WritableStream as unknown as Impl["WritableStream"],
-  TransformStream: polyfill.TransformStream as unknown as Impl["TransformStream"],
-  CountQueuingStrategy: polyfill.CountQueuingStrategy as unknown as Impl["CountQueuingStrategy"],
-  ByteLengthQueuingStrategy: polyfill.ByteLengthQueuingStrategy as unknown as Impl["ByteLengthQueuingStrategy"],
-  // its own async iterator resolves each chunk through an extra queueMicrotask (seeds 726, 1913): for await
-  // iterates with the standards' steps over its reader instead
-  values: specValues,
-};
+/**
+ * web-streams-polyfill's classes. Its own async iterator resolves each chunk through an extra queueMicrotask
+ * (seeds 726, 1913): `for await` iterates with the standards' steps over its reader instead.
+ */
+export const REFERENCE: Impl = implOf("reference", polyfill, specValues);
 
 /** A known deviation of the reference from the standard: the programs it affects and what is left out. */
 export interface Deviation {

@@ -135,8 +135,19 @@ function releaseRacesFault(p: Program, origin: number): boolean {
   return isPiped(p) && origin !== Number.POSITIVE_INFINITY && p.consumer.kind === "reader" && p.consumer.releaseAt !== undefined;
 }
 
+/**
+ * After a pipe with preventCancel fails, the program cancels the pipe's input itself (interpret.ts). When a tee
+ * is upstream, that cancel settles at once if the pipe had read the branch to its end, and stays pending (until
+ * the other branch is cancelled too) if not: the pipe's read-ahead again, so it is not compared (seed 290742786).
+ */
+function followUpCancelRaces(p: Program, channel: string): boolean {
+  const m = /^p(\d+)$/.exec(channel);
+  return m !== null && p.stages.slice(0, Number(m[1])).some((st) => st.kind === "tee");
+}
+
 function normalizeSettled(settled: readonly string[], channel: string, p: Program, origin: number): string[] {
-  const out = channel === "out" && releaseRacesFault(p, origin) ? settled.filter((e) => !e.startsWith("closed")) : [...settled];
+  let out = channel === "out" && releaseRacesFault(p, origin) ? settled.filter((e) => !e.startsWith("closed")) : [...settled];
+  if (followUpCancelRaces(p, channel)) out = out.filter((e) => !e.startsWith("cancel:"));
   return out.sort();
 }
 

@@ -21,8 +21,12 @@
  * A uvu run that crashes before printing its totals counts as one failure; skipped tests count in
  * neither number. The exit code is non-zero when anything failed.
  *
+ * The uvu suite includes the differential fuzz tests (tests/unit/fuzz.test.ts -> tests/fuzz/fuzz.test.ts): fixed
+ * and regression seeds, plus 2000 fresh seeds from a base seed drawn here once per run and printed first.
+ *
  * Environment: WPT_DIR (enables step 7), WPT_RUNTIMES (comma list, default node26,node22,node20,deno,bun),
- * TEST_TIMEOUT (seconds per runtime run, default 300).
+ * TEST_TIMEOUT (seconds per runtime run, default 300), FUZZ_SEED (the fuzz tests' fresh base seed, default
+ * random), FUZZ_CASES (how many fresh seeds, default 2000).
  * @module
  */
 import * as esbuild from "esbuild";
@@ -59,6 +63,7 @@ import {
   TYPE_SETUPS,
 } from "./package-test.ts";
 import { CHECKS } from "./typecheck.ts";
+import { freshSeed } from "../tests/fuzz/seeds.ts";
 
 const TIMEOUT_MS = Number(process.env["TEST_TIMEOUT"] ?? 300) * 1000;
 const TMP = rootPath(".tmp");
@@ -144,6 +149,13 @@ const V = {
   esbuild: `esbuild ${esbuild.version}`,
 };
 const here = `node ${process.version}`;
+// The fuzz tests' fresh base seed (tests/fuzz/fuzz.test.ts): a new one for every `npm test` unless FUZZ_SEED is
+// given, the same for every runtime run (they inherit the environment).
+process.env["FUZZ_SEED"] ??= String(freshSeed());
+console.log(
+  `fuzz: fresh base seed ${process.env["FUZZ_SEED"]} on every runtime ` +
+    `(rerun: npm run fuzz -- --seed=${process.env["FUZZ_SEED"]} --cases=2000 --runtime=all)`,
+);
 console.log(
   `fusestreams test suite: system node ${V.system} (${nodeSystem}), node ${V.node22}, node ${V.node26}, ` +
     `${V.deno}, ${V.bun}, ${V.tsc}, ${V.esbuild}`,

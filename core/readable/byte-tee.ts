@@ -150,6 +150,11 @@ class ByteTee {
     const otherController = otherBranch.controller as ByteControllerInternal;
     ReadableStreamBYOBReaderRead(this.reader, view, 1, {
       chunkSteps: (chunk: ArrayBufferView) => {
+        // Streams §4.9.1 ReadableByteStreamTee, pullWithBYOBReader: chunk steps. The source can error between these
+        // steps and the microtask: the error reaches the branches through the reader's closed promise and empties
+        // the BYOB branch's pending pull-intos (its read already rejected), and RespondWithNewView asserts they
+        // are not empty (the standard's steps would fail that assertion; the reference implementation, Node and
+        // Deno throw from the microtask). Nothing is left to respond to then, so the respond is skipped.
         queueMicrotask(() => {
           this.readAgainForBranch1 = false;
           this.readAgainForBranch2 = false;
@@ -165,9 +170,11 @@ class ByteTee {
               this.cancelPromise.resolve(ReadableStreamCancel(this.stream, e));
               return;
             }
-            if (!byobCanceled) ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
+            if (!byobCanceled && byobController.pendingPullIntos.size > 0) {
+              ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
+            }
             ReadableByteStreamControllerEnqueueOwned(otherController, clonedChunk); // FP-TEE-OWNED: the tee's clone
-          } else if (!byobCanceled) {
+          } else if (!byobCanceled && byobController.pendingPullIntos.size > 0) {
             ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
           }
           this.reading = false;

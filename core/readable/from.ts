@@ -89,6 +89,38 @@ function asyncFromSyncContinuation(result: unknown, iterator: object, closeOnRej
   );
 }
 
+/**
+ * %AsyncFromSyncIteratorPrototype%.next (ECMAScript §27.1.6.2.1): never throws; an abrupt IteratorNext (next()
+ * throws, or returns a non-object) becomes a rejected promise (IfAbruptRejectPromise), which then takes the
+ * same "promise resolved with" path in pull() as any other result.
+ */
+function asyncFromSyncNext(record: IteratorRecord): Promise<unknown> {
+  let result: unknown;
+  try {
+    result = ReflectApply(record.next as Function, record.iterator, []);
+  } catch (e) {
+    return PromiseReject(e);
+  }
+  return asyncFromSyncContinuation(result, record.iterator, true);
+}
+
+/**
+ * %AsyncFromSyncIteratorPrototype%.return (ECMAScript §27.1.6.2.2): the method exists on the async-from-sync
+ * iterator whether or not the sync iterator has one (then the result is { value, done: true }); never throws.
+ */
+function asyncFromSyncReturn(iterator: object, value: unknown): Promise<unknown> {
+  let result: unknown;
+  try {
+    const returnMethod = GetMethod(iterator, "return");
+    if (returnMethod === undefined) return PromiseResolve({ value, done: true });
+    result = ReflectApply(returnMethod, iterator, [value]);
+  } catch (e) {
+    return PromiseReject(e);
+  }
+  if (!isObject(result)) return PromiseReject(typeError("The iterator's return() must return an object"));
+  return asyncFromSyncContinuation(result, iterator, false);
+}
+
 class FromIterableSource implements SourceAlgorithms {
   readonly #record: IteratorRecord;
   stream!: ReadableStreamInternal;
@@ -99,12 +131,18 @@ class FromIterableSource implements SourceAlgorithms {
 
   pull(): AlgorithmResult {
     const record = this.#record;
+    // Streams §4.9.1 pullAlgorithm step 1: IteratorNext(iteratorRecord); step 2: an abrupt completion (only an
+    // async iterator's next() can give one: the async-from-sync iterator's never throws) is a rejected promise.
     let nextResult: unknown;
-    try {
-      nextResult = ReflectApply(record.next as Function, record.iterator, []);
-      if (record.sync) nextResult = asyncFromSyncContinuation(nextResult, record.iterator, true);
-    } catch (e) {
-      return PromiseReject(e);
+    if (record.sync) {
+      nextResult = asyncFromSyncNext(record);
+    } else {
+      try {
+        nextResult = ReflectApply(record.next as Function, record.iterator, []);
+      } catch (e) {
+        return PromiseReject(e);
+      }
+      if (!isObject(nextResult)) return PromiseReject(typeError("The iterator's next() must return an object"));
     }
     const nextPromise = promiseResolvedWith(nextResult);
     return PromisePrototypeThen(nextPromise, (iterResult: unknown) => {
@@ -117,17 +155,19 @@ class FromIterableSource implements SourceAlgorithms {
 
   cancel(reason: unknown): AlgorithmResult {
     const { iterator, sync } = this.#record;
+    // Streams §4.9.1 cancelAlgorithm; for a sync iterable the iterator is the async-from-sync one, whose
+    // return() always exists.
     let returnResult: unknown;
-    try {
-      const returnMethod = GetMethod(iterator, "return");
-      if (returnMethod === undefined) {
-        if (sync) return undefined;
-        return undefined;
+    if (sync) {
+      returnResult = asyncFromSyncReturn(iterator, reason);
+    } else {
+      try {
+        const returnMethod = GetMethod(iterator, "return");
+        if (returnMethod === undefined) return undefined;
+        returnResult = ReflectApply(returnMethod, iterator, [reason]);
+      } catch (e) {
+        return PromiseReject(e);
       }
-      returnResult = ReflectApply(returnMethod, iterator, [reason]);
-      if (sync) returnResult = asyncFromSyncContinuation(returnResult, iterator, false);
-    } catch (e) {
-      return PromiseReject(e);
     }
     return PromisePrototypeThen(promiseResolvedWith(returnResult), (iterResult: unknown) => {
       if (!isObject(iterResult)) throw typeError("The promise returned by the iterator's return() must fulfill with an object");

@@ -54,12 +54,22 @@ export function invariants(p: Program, o: Outcome): string[] {
   const crash = o.channels["crash"];
   if (crash) problems.push(`crashed: ${crash.events.join("; ")}`);
   const exp = oracle(p);
-  const check = (channel: string, ideal: readonly number[] | undefined, complete: boolean): void => {
+  const check = (channel: string, ideal: readonly number[] | undefined, complete: boolean, point = channel): void => {
     if (!ideal) return;
-    const got = (o.channels[channel] ?? EMPTY).units;
+    let got = (o.channels[channel] ?? EMPTY).units;
+    const tail = exp.partial.get(point);
+    if (tail) {
+      // the sequence was cut at an unknown chunk boundary; take off what the flushes after the cut appended
+      for (let k = tail.length; k > 0; k--) {
+        if (got.length >= k && isPrefix(tail.slice(0, k), got.slice(got.length - k))) {
+          got = got.slice(0, got.length - k);
+          break;
+        }
+      }
+    }
     if (!isPrefix(got, ideal)) {
       problems.push(`${channel}: arrived ${short(got)} is not a prefix of ${short(ideal)} (duplicated, reordered or invented)`);
-    } else if (complete && got.length !== ideal.length) {
+    } else if (complete && !tail && got.length !== ideal.length) {
       problems.push(`${channel}: ended cleanly but only ${short(got)} of ${short(ideal)} arrived (lost)`);
     }
   };
@@ -85,11 +95,11 @@ export function invariants(p: Program, o: Outcome): string[] {
       break;
     case "pipeTo":
       // (a fulfilled pipe with preventClose only waited for the writes to settle: a failing sink may have refused some)
-      check("sink", out, sinkEvents.includes("close") || (outEvents.includes("pipe:fulfilled") && !p.consumer.sink.fault));
+      check("sink", out, sinkEvents.includes("close") || (outEvents.includes("pipe:fulfilled") && !p.consumer.sink.fault), "out");
       break;
     case "writer":
       check("out", out, outEvents.includes("end:done"));
-      check("sink", out, sinkEvents.includes("close"));
+      check("sink", out, sinkEvents.includes("close"), "out");
       break;
   }
   return problems;
@@ -113,49 +123,94 @@ export interface Normalization {
   pullCount?: boolean;
 }
 
-const PULL_EVENTS = /^(pull|respond \d+|enqueue threw .*|pull body threw .*)$/;
+// (a close() in a pull() that ran once more than the standard runs it can find the stream already cancelled)
+const PULL_EVENTS = /^(pull|respond \d+|enqueue threw .*|close threw .*|pull body threw .*)$/;
 
-function normalizeEvents(events: readonly string[], channel: string, n: Normalization): string[] {
+/**
+ * A piped program with a fault whose reader releases its lock after k chunks: whether the k-th chunk got
+ * through before the fault is the pipe's read-ahead, so whether the release happened (and which reader's
+ * `closed` saw the error) is too.
+ */
+function releaseRacesFault(p: Program, origin: number): boolean {
+  return isPiped(p) && origin !== Number.POSITIVE_INFINITY && p.consumer.kind === "reader" && p.consumer.releaseAt !== undefined;
+}
+
+/**
+ * After a pipe with preventCancel fails, the program cancels the pipe's input itself (interpret.ts). When a tee
+ * is upstream, that cancel settles at once if the pipe had read the branch to its end, and stays pending (until
+ * the other branch is cancelled too) if not: the pipe's read-ahead again, so it is not compared (seed 290742786).
+ */
+function followUpCancelRaces(p: Program, channel: string): boolean {
+  const m = /^p(\d+)$/.exec(channel);
+  return m !== null && p.stages.slice(0, Number(m[1])).some((st) => st.kind === "tee");
+}
+
+function normalizeSettled(settled: readonly string[], channel: string, p: Program, origin: number): string[] {
+  let out = channel === "out" && releaseRacesFault(p, origin) ? settled.filter((e) => !e.startsWith("closed")) : [...settled];
+  if (followUpCancelRaces(p, channel)) out = out.filter((e) => !e.startsWith("cancel:"));
+  return out.sort();
+}
+
+function normalizeEvents(events: readonly string[], channel: string, n: Normalization, piped: boolean, releaseRaces: boolean): string[] {
   let out = [...events];
+  if (releaseRaces && channel === "out") out = out.filter((e) => e !== "reacquired");
   if (n.pullCount && channel === "src") out = out.filter((e) => !PULL_EVENTS.test(e));
   if (n.byteBoundaries) out = out.map((e) => e.replace(/view\(0\/\d+\)/, "view(0)"));
+  // A reader that asks for a batch of k reads at once gets one end event per read that found the stream
+  // errored or closed: k minus the chunks still in that batch. In a piped program, how many chunks got
+  // through before a fault is the pipe's read-ahead (left to the implementation), so runs of the same end
+  // event count once.
+  if (piped) out = out.filter((e, i) => !(e.startsWith("end:") && e === out[i - 1]));
   return out;
 }
 
+/**
+ * What a piped program leaves to the implementation, on top of a deviation's normalization: with a byte
+ * source, whether a pipe's read is pending when pull() runs decides between a byobRequest (autoAllocate) and
+ * enqueue(), so chunk boundaries and the source's pull()/respond() calls follow the pipe's pace.
+ */
+function pipedNormalization(p: Program, n: Normalization): Normalization {
+  if (!isPiped(p) || p.source.kind !== "bytes") return n;
+  return { ...n, byteBoundaries: true, pullCount: true };
+}
+
 /** Differences between ours and native that the standard does not allow. */
-export function differences(p: Program, ours: Outcome, native: Outcome, n: Normalization = {}): string[] {
+export function differences(p: Program, ours: Outcome, native: Outcome, n: Normalization = {}, label = "native"): string[] {
+  const other = `${label}:`.padEnd(7);
   const problems: string[] = [];
   if (n.skip) return problems;
   const piped = isPiped(p);
+  n = pipedNormalization(p, n);
   const origin = piped ? faultOrigin(p) : Number.NEGATIVE_INFINITY;
   const compareChunks = !piped || origin === Number.POSITIVE_INFINITY;
+  const releaseRaces = releaseRacesFault(p, origin);
   const names = [...new Set([...Object.keys(ours.channels), ...Object.keys(native.channels)])].sort();
   for (const name of names) {
     const a = ours.channels[name] ?? EMPTY;
     const b = native.channels[name] ?? EMPTY;
     const exact = !piped || position(p, name) >= origin || name === "crash";
-    const ea = normalizeEvents(a.events, name, n);
-    const eb = normalizeEvents(b.events, name, n);
+    const ea = normalizeEvents(a.events, name, n, piped, releaseRaces);
+    const eb = normalizeEvents(b.events, name, n, piped, releaseRaces);
     if (exact && !same(ea, eb)) {
-      problems.push(`${name} events differ:\n      ours:   ${ea.join(" | ")}\n      native: ${eb.join(" | ")}`);
+      problems.push(`${name} events differ:\n      ours:   ${ea.join(" | ")}\n      ${other} ${eb.join(" | ")}`);
     }
-    const sa = [...a.settled].sort();
-    const sb = [...b.settled].sort();
+    const sa = normalizeSettled(a.settled, name, p, origin);
+    const sb = normalizeSettled(b.settled, name, p, origin);
     if (exact && !same(sa, sb)) {
-      problems.push(`${name} promises settled differently:\n      ours:   ${sa.join(" | ")}\n      native: ${sb.join(" | ")}`);
+      problems.push(`${name} promises settled differently:\n      ours:   ${sa.join(" | ")}\n      ${other} ${sb.join(" | ")}`);
     }
     if (compareChunks && n.byteBoundaries && p.source.kind === "bytes") {
       if (!same(a.units.map(String), b.units.map(String))) {
-        problems.push(`${name} bytes differ:\n      ours:   ${short(a.units)}\n      native: ${short(b.units)}`);
+        problems.push(`${name} bytes differ:\n      ours:   ${short(a.units)}\n      ${other} ${short(b.units)}`);
       }
     } else if (compareChunks && !same(a.chunks, b.chunks)) {
-      problems.push(`${name} chunks differ:\n      ours:   ${a.chunks.join(" ")}\n      native: ${b.chunks.join(" ")}`);
+      problems.push(`${name} chunks differ:\n      ours:   ${a.chunks.join(" ")}\n      ${other} ${b.chunks.join(" ")}`);
     }
   }
-  if (ours.stalled !== native.stalled) problems.push(`stalled: ours ${ours.stalled}, native ${native.stalled}`);
+  if (ours.stalled !== native.stalled) problems.push(`stalled: ours ${ours.stalled}, ${label} ${native.stalled}`);
   const ua = [...ours.unhandled].sort();
   const ub = [...native.unhandled].sort();
-  if (!same(ua, ub)) problems.push(`unhandled rejections differ: ours [${ua.join(", ")}], native [${ub.join(", ")}]`);
+  if (!same(ua, ub)) problems.push(`unhandled rejections differ: ours [${ua.join(", ")}], ${label} [${ub.join(", ")}]`);
   return problems;
 }
 
@@ -171,23 +226,4 @@ export function orderDifferences(ours: Outcome, native: Outcome): string[] {
     }
   }
   return [];
-}
-
-export interface CaseResult {
-  seed: number;
-  program: Program;
-  ours: Outcome;
-  native: Outcome;
-  /** invariant violations (prefixed "ours:"/"native:") and differences */
-  problems: string[];
-  /** the ours-only subset of problems: what would be a bug in ours */
-  oursProblems: string[];
-}
-
-/** Judges one case. */
-export function judge(p: Program, ours: Outcome, native: Outcome): { problems: string[]; nativeOnly: boolean } {
-  const io = invariants(p, ours).map((x) => `ours: ${x}`);
-  const inat = invariants(p, native).map((x) => `native: ${x}`);
-  const diff = differences(p, ours, native);
-  return { problems: [...io, ...inat, ...diff], nativeOnly: io.length === 0 && diff.length === 0 && inat.length > 0 };
 }

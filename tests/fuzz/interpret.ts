@@ -38,6 +38,23 @@ export interface Impl {
   TransformStream: typeof globalThis.TransformStream;
   CountQueuingStrategy: typeof globalThis.CountQueuingStrategy;
   ByteLengthQueuingStrategy: typeof globalThis.ByteLengthQueuingStrategy;
+  /** how `for await` iterates a stream of this implementation (default: the stream's own async iterator) */
+  values?: (stream: ReadableStream<unknown>, preventCancel: boolean) => AsyncIterableIterator<unknown>;
+}
+
+/** The classes of a module (or namespace) that exports the standard's stream classes, as an Impl. */
+export function implOf(name: string, classes: object, values?: Impl["values"]): Impl {
+  const c = classes as Omit<Impl, "name" | "values">;
+  const impl: Impl = {
+    name,
+    ReadableStream: c.ReadableStream,
+    WritableStream: c.WritableStream,
+    TransformStream: c.TransformStream,
+    CountQueuingStrategy: c.CountQueuingStrategy,
+    ByteLengthQueuingStrategy: c.ByteLengthQueuingStrategy,
+  };
+  if (values) impl.values = values;
+  return impl;
 }
 
 export interface Channel {
@@ -56,6 +73,8 @@ export interface Outcome {
   log: string[];
   stalled: boolean;
   unhandled: string[];
+  /** the same rejections as text (name, code and message), to recognise an implementation's internal failure */
+  unhandledText: string[];
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -94,6 +113,7 @@ class Recorder {
   channels: Record<string, Channel> = {};
   log: string[] = [];
   unhandled: string[] = [];
+  unhandledText: string[] = [];
   activity = 0;
 
   #ch(name: string): Channel {
@@ -138,8 +158,18 @@ class Recorder {
 // ---------------------------------------------------------------------------------------------------
 // Helpers
 
+/**
+ * One macrotask turn: setImmediate where the runtime has it (Node, Deno, Bun: a FIFO queue run once per event
+ * loop turn, with no clamping), else setTimeout(0). Every delay a program makes and every turn the watchdog
+ * counts goes through the same queue, so their order is deterministic.
+ */
+const nextTurn: (fn: () => void) => void =
+  typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
+    ? (fn) => (globalThis as unknown as { setImmediate(fn: () => void): void }).setImmediate(fn)
+    : (fn) => setTimeout(fn, 0);
+
 function macro(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
+  return new Promise((resolve) => nextTurn(resolve));
 }
 
 /** Runs fn after the delay; "sync" runs it now and returns its result as is. */
@@ -679,7 +709,12 @@ async function consume(ctx: Ctx, c: Consumer, stream: AnyReadable): Promise<void
       }
     }
     case "iterate": {
-      const iterable: AsyncIterable<unknown> = c.preventCancel ? stream.values({ preventCancel: true }) : stream;
+      const values = ctx.impl.values;
+      const iterable: AsyncIterable<unknown> = values
+        ? values(stream, c.preventCancel)
+        : c.preventCancel
+          ? stream.values({ preventCancel: true })
+          : stream;
       let n = 0;
       try {
         for await (const chunk of iterable) {
@@ -829,7 +864,16 @@ interface ProcessLike {
 }
 
 function onUnhandled(reason: unknown): void {
-  if (currentRecorder) currentRecorder.unhandled.push(ser(reason));
+  if (!currentRecorder) return;
+  currentRecorder.unhandled.push(ser(reason));
+  const code = (reason as { code?: unknown } | null)?.code;
+  currentRecorder.unhandledText.push(`${reason instanceof Error ? reason.name : typeof reason}${typeof code === "string" ? ` [${code}]` : ""}: ${(reason instanceof Error ? reason.message : String(reason)).split("\n")[0]}`);
+}
+
+/** An exception thrown in a job by the implementation itself (nothing in a program throws outside a callback). */
+function onUncaught(error: unknown): void {
+  if (currentRecorder) currentRecorder.event("crash", `uncaught ${ser(error)}: ${error instanceof Error ? error.message : String(error)}`);
+  else throw error;
 }
 
 function installHooks(): void {
@@ -838,14 +882,26 @@ function installHooks(): void {
   const isDeno = typeof (globalThis as { Deno?: unknown }).Deno === "object";
   if (!isDeno && proc && typeof proc.on === "function") {
     proc.on("unhandledRejection", onUnhandled);
-    removeHooks = () => proc.off("unhandledRejection", onUnhandled);
+    proc.on("uncaughtException", onUncaught);
+    removeHooks = () => {
+      proc.off("unhandledRejection", onUnhandled);
+      proc.off("uncaughtException", onUncaught);
+    };
   } else if (typeof globalThis.addEventListener === "function") {
     const listener = (e: Event): void => {
       e.preventDefault();
       onUnhandled((e as PromiseRejectionEvent).reason);
     };
+    const errorListener = (e: Event): void => {
+      e.preventDefault();
+      onUncaught((e as ErrorEvent).error);
+    };
     globalThis.addEventListener("unhandledrejection", listener);
-    removeHooks = () => globalThis.removeEventListener("unhandledrejection", listener);
+    globalThis.addEventListener("error", errorListener);
+    removeHooks = () => {
+      globalThis.removeEventListener("unhandledrejection", listener);
+      globalThis.removeEventListener("error", errorListener);
+    };
   }
 }
 
@@ -914,5 +970,5 @@ export async function runProgram(p: Program, impl: Impl, options: RunOptions = {
     currentRecorder = undefined;
     uninstallHooks();
   }
-  return { channels: rec.channels, log: rec.log, stalled, unhandled: rec.unhandled };
+  return { channels: rec.channels, log: rec.log, stalled, unhandled: rec.unhandled, unhandledText: rec.unhandledText };
 }

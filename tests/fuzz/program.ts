@@ -461,6 +461,15 @@ export function generate(seed: number): Program {
   if (piped && faultOrigin(program) > 0 && source.kind !== "from" && (source.cancelHow === "throw" || source.cancelHow === "reject")) {
     source.cancelHow = "ok";
   }
+  // Likewise a transform's flush() that is still running when a cancel or abort from downstream arrives: the
+  // cancel waits for it and fails with its error (an enqueue() into the cancelled readable side throws), and
+  // whether the close reached the flush first is the pipes' pace (seed 13658). So such a flush is synchronous.
+  if (piped) {
+    const origin = faultOrigin(program);
+    for (const [i, st] of stages.entries()) {
+      if (st.kind === "transform" && st.flush === "extra" && origin > i + 1) st.flushDelay = "sync";
+    }
+  }
   return program;
 }
 
@@ -540,6 +549,13 @@ export function applyByteOp(op: TransformStage["op"], b: number): number {
 export interface Expected {
   bytes: boolean;
   seqs: Record<string, number[]>;
+  /**
+   * Points whose sequence may end early at a place the oracle cannot know: byte data through a transform
+   * that terminates at its k-th transform() call (k counts chunks, and byte chunk boundaries are not
+   * modelled), and everything downstream of it, each with what the flushes downstream of the cut append
+   * behind it. There only the prefix invariant holds (after that tail, if it arrived, is taken off).
+   */
+  partial: Map<string, number[]>;
 }
 
 export function oracle(p: Program): Expected {
@@ -553,30 +569,44 @@ export function oracle(p: Program): Expected {
     for (let i = 1; i <= s.count; i++) seq.push(i);
   }
   const seqs: Record<string, number[]> = { src: seq };
+  const partial = new Map<string, number[]>();
+  // bytes only: after a terminating stage, what later flushes append behind the unknown cut
+  let tail: number[] | undefined;
   p.stages.forEach((st, i) => {
     if (st.kind === "tee") {
       seqs[`tee${i}`] = seq;
+      if (tail) partial.set(`tee${i}`, tail);
       return;
     }
     seqs[`t${i}`] = seq;
+    if (tail) partial.set(`t${i}`, tail);
     const out: number[] = [];
     let terminated = false;
+    if (bytes && st.fault?.how === "terminate") {
+      // terminate() after the k-th transform() call: which byte that is depends on the chunk boundaries
+      terminated = true;
+      partial.set(`t${i}`, tail ?? []);
+      tail = [];
+    }
     for (let k = 0; k < seq.length; k++) {
       const x = seq[k]!;
       if (bytes) out.push(applyByteOp(st.op, x));
       else out.push(...applyOp(st.op, x));
-      if (st.fault?.how === "terminate" && st.fault.at === k + 1) {
+      if (!bytes && st.fault?.how === "terminate" && st.fault.at === k + 1) {
         terminated = true;
         seqs[`t${i}`] = seq.slice(0, k + 1);
         break;
       }
     }
+    if (tail && !terminated) tail = tail.map((b) => applyByteOp(st.op, b));
     if (!terminated && st.flush === "extra") {
-      if (bytes) out.push(FLUSH_EXTRA_BYTE, i & 0xff);
-      else out.push(flushExtra(i));
+      const extra = bytes ? [FLUSH_EXTRA_BYTE, i & 0xff] : [flushExtra(i)];
+      if (tail) tail.push(...extra);
+      else out.push(...extra);
     }
     seq = out;
   });
   seqs["out"] = seq;
-  return { bytes, seqs };
+  if (tail) partial.set("out", tail);
+  return { bytes, seqs, partial };
 }

@@ -1,19 +1,21 @@
 /**
- * The differential fuzzer on demand: any seed, any count, on whatever runtime runs this file.
+ * The differential fuzzer on demand: any seed, any count, on whatever runtime runs this file
+ * (`npm run fuzz` runs it on the runtimes you name, see scripts/fuzz.ts).
  *
- *   node tests/fuzz/run.ts [--seed=N] [--count=M] [--verbose] [--strict] [--quiet]
+ *   node tests/fuzz/run.ts [--seed=S] [--cases=N] [--verbose] [--strict] [--quiet] [--no-reference]
  *   deno run -A tests/fuzz/run.ts ...        bun tests/fuzz/run.ts ...
  *   node tests/fuzz/run.ts --program='<json>'   replay one (hand-edited) program, as printed on failure
- *   ... --reference=/abs/path/ref.cjs            also run failing cases on a third implementation
  *
- * Seeds N, N+1, ..., N+M-1 (default N=1, M=200). Prints every failing case (seed, program, problems, both
+ * Seeds S, S+1, ..., S+N-1 (default: a fresh random S, printed first; N=200; --count is --cases). Each
+ * program runs on fusestreams, the runtime's native streams and the reference implementation
+ * (web-streams-polyfill, see reference.ts). Prints every failing case (seed, program, problems, the
  * outcomes), with --verbose every case, with --strict also global-order differences (information only),
  * and last a line "N passed, M failed". Exit code 1 when anything failed.
  * @module
  */
 import { formatReport, runCase, runSeed, runtimeName } from "./fuzz.ts";
-import type { Impl } from "./interpret.ts";
 import type { Program } from "./program.ts";
+import { freshSeed } from "./seeds.ts";
 
 interface ProcessLike {
   argv: string[];
@@ -28,22 +30,20 @@ function option(name: string): string | undefined {
 }
 const flag = (name: string): boolean => args.includes(`--${name}`);
 
-const seed = Number(option("seed") ?? 1);
-const count = Number(option("count") ?? 200);
+function integer(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`--${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+const seed = integer("seed", option("seed"), freshSeed());
+const count = integer("cases", option("cases") ?? option("count"), 200);
 const verbose = flag("verbose");
 const strict = flag("strict");
 const quiet = flag("quiet");
+const reference = flag("no-reference") ? false : undefined;
 const programJson = option("program");
-// --reference=<module>: a module exporting ReadableStream, WritableStream, TransformStream and the two
-// strategies (e.g. a local build of the WHATWG reference implementation, kept outside this repository).
-// Failing cases then also run against it and say which side it agrees with.
-const referencePath = option("reference");
-let reference: Impl | undefined;
-if (referencePath !== undefined) {
-  const m = (await import(referencePath.startsWith("/") ? `file://${referencePath}` : referencePath)) as Record<string, unknown>;
-  const classes = (m["default"] ?? m) as Omit<Impl, "name">;
-  reference = { ...classes, name: "reference" };
-}
 
 let passed = 0;
 let failed = 0;
@@ -55,12 +55,14 @@ if (programJson !== undefined) {
   if (report.failures.length > 0) failed++;
   else passed++;
 } else {
+  console.log(`fuzz on ${runtimeName()}: seeds ${seed}..${seed + count - 1} (base seed ${seed})`);
   for (let s = seed; s < seed + count; s++) {
     const report = await runSeed(s, { strict, reference, verboseNotes: verbose });
     if (report.failures.length > 0) {
       failed++;
       failedSeeds.push(s);
       console.log(formatReport(report, verbose));
+      console.log(`  rerun: npm run fuzz -- --seed=${s} --cases=1 --verbose`);
     } else {
       passed++;
       if (verbose || (!quiet && report.notes.length > 0)) console.log(formatReport(report, verbose));

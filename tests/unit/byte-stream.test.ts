@@ -107,9 +107,23 @@ test("ReadableStreamBYOBReader on a default (non-byte) stream throws TypeError",
   assert.is(stream.locked, false);
 });
 
-test("a default reader works on a byte stream", () => {
-  const { stream } = byteStream();
-  assert.instance(stream.getReader(), ReadableStreamDefaultReader);
+test("a default reader works on a byte stream: reads queued bytes, a pending read gets the next enqueue, then done", async () => {
+  const { stream, controller } = byteStream();
+  const reader = stream.getReader();
+  assert.instance(reader, ReadableStreamDefaultReader);
+  controller.enqueue(new Uint8Array([1, 2, 3]));
+  const first = await reader.read();
+  assert.is(first.done, false);
+  assert.instance(first.value, Uint8Array);
+  assert.equal(Array.from(first.value!), [1, 2, 3]);
+  const pending = reader.read();
+  controller.enqueue(new Uint8Array([4, 5]));
+  const second = await pending;
+  assert.equal(Array.from(second.value!), [4, 5]);
+  controller.close();
+  const last = await reader.read();
+  assert.is(last.done, true);
+  assert.is(last.value, undefined);
 });
 
 // --- enqueue ---------------------------------------------------------------------------------

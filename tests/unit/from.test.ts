@@ -296,4 +296,92 @@ test("a non-callable @@asyncIterator throws TypeError without calling a replaced
   assert.instance(thrown, TypeError);
 });
 
+
+/**
+ * How many microtask jobs run before `promise`'s own reaction (started now; a counter job re-queues itself
+ * until the promise settles). Pins the job the standard settles a promise in.
+ */
+async function jobsUntilSettled(promise: Promise<unknown>): Promise<{ jobs: number; value?: unknown; error?: unknown }> {
+  let jobs = 0;
+  let settled = false;
+  const count = (): void => {
+    if (settled) return;
+    jobs++;
+    queueMicrotask(count);
+  };
+  queueMicrotask(count);
+  return promise.then(
+    (value) => {
+      settled = true;
+      return { jobs, value };
+    },
+    (error: unknown) => {
+      settled = true;
+      return { jobs, error };
+    },
+  );
+}
+
+// ECMAScript §27.1.6.2.1: the async-from-sync iterator's next() turns a throwing next() into a rejected
+// promise (IfAbruptRejectPromise), and Streams §4.9.1 pull then takes it through "a promise resolved with" (2
+// jobs) and its reaction (1 job) before the controller's reaction to the pull promise (1 job) errors the
+// stream: the read's rejection is seen 5 jobs after read(). (Was 2: the throw skipped those steps, so a
+// writer fed from such a stream saw the error, and aborted, 3 jobs early; fuzz seed 213587485.)
+test("from: a sync iterator whose next() throws errors the stream when the async-from-sync iterator's rejection would (5 jobs)", async () => {
+  const boom = new Error("boom");
+  const reader = ReadableStream.from({ [Symbol.iterator]: () => ({ next(): never { throw boom; } }) }).getReader();
+  const { jobs, error } = await jobsUntilSettled(reader.read());
+  assert.is(error, boom);
+  assert.is(jobs, 5);
+});
+
+test("from: a sync iterator's next() returning a non-object errors the stream with a TypeError after the same 5 jobs", async () => {
+  const reader = ReadableStream.from({ [Symbol.iterator]: () => ({ next: () => 42 as never }) }).getReader();
+  const { jobs, error } = await jobsUntilSettled(reader.read());
+  assert.instance(error, TypeError);
+  assert.is(jobs, 5);
+});
+
+// ECMAScript §27.1.6.2.2: the async-from-sync iterator always has a return(); without one on the sync
+// iterator it fulfills with { value, done: true }, which the cancel algorithm adopts (2 jobs) and reacts to
+// (1 job): 3 jobs more than a source whose cancel() returns nothing (1), so 4. (Was 1: no return() was taken
+// as "nothing to do".) A return() that throws rejects after the same steps.
+test("from: cancel() of a sync iterable without return() fulfills after the async-from-sync iterator's return() (4 jobs)", async () => {
+  const reader = ReadableStream.from({ [Symbol.iterator]: () => ({ next: () => ({ value: 1, done: false }) }) }).getReader();
+  const { jobs, error } = await jobsUntilSettled(reader.cancel("why"));
+  assert.is(error, undefined);
+  assert.is(jobs, 4);
+});
+
+test("from: cancel() of a sync iterable whose return() throws rejects after the same 4 jobs", async () => {
+  const boom = new Error("boom");
+  const iterator = {
+    next: () => ({ value: 1, done: false }),
+    return(): never {
+      throw boom;
+    },
+  };
+  const reader = ReadableStream.from({ [Symbol.iterator]: () => iterator }).getReader();
+  const { jobs, error } = await jobsUntilSettled(reader.cancel("why"));
+  assert.is(error, boom);
+  assert.is(jobs, 4);
+});
+
+// Streams §4.9.1 pullAlgorithm step 2: IteratorNext of an async iterator is abrupt when next() throws or returns
+// a non-object (IteratorNext's own TypeError): the pull promise is rejected at once, no "promise resolved with".
+test("from: an async iterator's next() returning a non-object errors the stream at once (2 jobs), with a TypeError", async () => {
+  const reader = ReadableStream.from({ [Symbol.asyncIterator]: () => ({ next: () => 42 as never }) }).getReader();
+  const { jobs, error } = await jobsUntilSettled(reader.read());
+  assert.instance(error, TypeError);
+  assert.is(jobs, 2);
+});
+
+test("from: an async iterator's next() throwing errors the stream at once (2 jobs)", async () => {
+  const boom = new Error("boom");
+  const reader = ReadableStream.from({ [Symbol.asyncIterator]: () => ({ next(): never { throw boom; } }) }).getReader();
+  const { jobs, error } = await jobsUntilSettled(reader.read());
+  assert.is(error, boom);
+  assert.is(jobs, 2);
+});
+
 test.run();

@@ -9,6 +9,7 @@
  *   node tests/unit/node-adapter-patch.test.ts
  */
 import { Buffer } from "node:buffer";
+import { spawnSync } from "node:child_process";
 import process from "node:process";
 import * as nodeStream from "node:stream";
 import { Duplex, Readable, Writable } from "node:stream";
@@ -412,6 +413,66 @@ nodeTest("Response.clone() and Request.clone() of fusestreams bodies, undici-mad
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+});
+
+/**
+ * Runs Response.clone() of a fusestreams body with the patch on, in a process of its own, so that whether
+ * undici was loaded before the first patch is decided by the test and not by the test files before it:
+ * "patch-first" patches in a fresh process, "undici-first" uses a Response (loading undici) before patching.
+ */
+function cloneInOwnProcess(order: "patch-first" | "undici-first"): { clone?: string; original?: string; ours?: boolean; strings?: string[]; threw?: string } {
+  // The adapter this file imports: the TypeScript source, or (npm test's dist run, bundled .mjs) the package.
+  const adapter = import.meta.url.endsWith(".ts")
+    ? new URL("../../adapters/node/mod.ts", import.meta.url).href
+    : import.meta.resolve("fusestreams/node");
+  const child = `
+    const fuse = await import(${JSON.stringify(adapter)});
+    if (${JSON.stringify(order)} === "undici-first") await new Response("warm").text();
+    fuse.patchGlobalWebStreams();
+    const out = {};
+    try {
+      const enc = new TextEncoder();
+      const body = new fuse.ReadableStream({ start(c) { c.enqueue(enc.encode("tw")); c.enqueue(enc.encode("ice")); c.close(); } });
+      const r = new Response(body);
+      const c = r.clone();
+      out.ours = Object.getPrototypeOf(c.body) === fuse.ReadableStream.prototype;
+      out.clone = await c.text();
+      out.original = await r.text();
+      const s = new Response("string body");
+      out.strings = [await s.clone().text(), await s.text()];
+    } catch (e) {
+      out.threw = String(e && e.stack || e).split("\\n").slice(0, 3).join(" | ");
+    } finally {
+      fuse.unpatchGlobalWebStreams();
+    }
+    console.log(JSON.stringify(out));
+  `;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", child], { encoding: "utf8", timeout: 30_000 });
+  const line = r.stdout.trim().split("\n").at(-1) ?? "";
+  try {
+    return JSON.parse(line) as ReturnType<typeof cloneInOwnProcess>;
+  } catch {
+    return { threw: `the child process printed no result (exit ${r.status}): ${r.stderr.slice(0, 500)}` };
+  }
+}
+
+function assertClonesFusestreamsBody(order: "patch-first" | "undici-first"): void {
+  const out = cloneInOwnProcess(order);
+  assert.is(out.threw, undefined, `Response.clone() of a fusestreams body threw (${order})`);
+  assert.is(out.clone, "twice", "the clone reads the whole body");
+  assert.is(out.original, "twice", "so does the original");
+  assert.ok(out.ours, "the clone's body is a fusestreams stream (a tee branch of ours)");
+  assert.equal(out.strings, ["string body", "string body"], "a string body clones too");
+}
+
+// The test above runs in whatever state the test files before it left undici in (loaded, in the full suite);
+// these two decide it, each in a fresh process.
+nodeTest("Response.clone() of a fusestreams body, patched before undici loads (own process)", () => {
+  assertClonesFusestreamsBody("patch-first");
+});
+
+nodeTest("Response.clone() of a fusestreams body, undici loaded before the patch (own process)", () => {
+  assertClonesFusestreamsBody("undici-first");
 });
 
 nodeTest("native streams pipe into fusestreams streams and back (CompressionStream & co. stay native)", async () => {

@@ -22,14 +22,19 @@ function within<T>(promise: Promise<T>): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Resolves with the rejection reason; fails if the promise fulfils or stays pending. */
+/** Resolves with the rejection reason; fails if the promise fulfils or stays pending (within()'s timeout). */
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await within(promise);
-  } catch (e) {
-    return e;
-  }
-  assert.unreachable("expected a rejection");
+  let fulfilled = false;
+  const reason = await within(
+    promise.then(
+      () => {
+        fulfilled = true;
+      },
+      (e: unknown) => e,
+    ),
+  );
+  if (fulfilled) assert.unreachable("expected a rejection, the promise fulfilled");
+  return reason;
 }
 
 /** A pull source of 0, 1, ..., count - 1 that records pulls and cancels. */

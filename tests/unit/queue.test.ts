@@ -305,7 +305,7 @@ for (const offset of API_OFFSETS) {
       controller.enqueue(-1 - i);
       assert.is((await read).value, -1 - i);
     }
-    const reads: Promise<ReadableStreamReadResult<number>>[] = [];
+    const reads: ReturnType<typeof reader.read>[] = [];
     for (let i = 0; i < BIG; i++) reads.push(reader.read());
     for (let i = 0; i < BIG; i++) controller.enqueue(i);
     const extra = reader.read();

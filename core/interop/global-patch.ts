@@ -7,7 +7,7 @@
  */
 import * as api from "../../mod.ts";
 import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, RuntimeName, UnpatchGlobalWebStreams } from "./adapter.ts";
-import { bodyShell, followNativeLock, readableShell, takeBodyForPipe, writableShell } from "./native-shells.ts";
+import { bodyShellOf, followNativeLock, readableShell, takeBodyForPipe, writableShell } from "./native-shells.ts";
 import { isInstance, isNativeReadable, isNativeWritable, isOurReadable, isOurWritable, Native } from "./natives.ts";
 import { PatchTransaction } from "./patch-transaction.ts";
 import { type BodyBridge, toNativeBody } from "./to-native.ts";
@@ -238,16 +238,20 @@ export function patchPipes(tx: PatchTransaction): void {
 }
 
 /**
- * Step `bodies`: `Response.prototype.body` and `Request.prototype.body` return our streams: a native
- * body is seen through a byte-stream shell (the same shell every time for the same body), which reads
- * it only when read itself. A native body locked by the runtime's own consumer (`text()`, `clone()`...)
- * gives a locked shell.
+ * Step `bodies`: `Response.prototype.body` and `Request.prototype.body` (where they are defined: workerd
+ * has one getter on the prototype both inherit) return our streams: a native body is seen through a shell
+ * of its kind (the same shell every time for the same body, see `bodyShellOf`), which reads it only when
+ * read itself. A native body locked by the runtime's own consumer (`text()`, `clone()`...) gives a locked
+ * shell.
  */
 export function patchBodyGetters(tx: PatchTransaction): void {
-  const shells = new WeakMap<object, api.ReadableStream>();
+  const done: object[] = [];
   for (const name of ["Response", "Request"]) {
-    const proto = (global()[name] as { prototype?: object } | undefined)?.prototype;
-    if (proto === undefined) continue;
+    // The getter may be inherited: workerd defines it once, on the Body.prototype both classes extend.
+    let proto = (global()[name] as { prototype?: object } | undefined)?.prototype;
+    while (proto && !Object.getOwnPropertyDescriptor(proto, "body")) proto = Object.getPrototypeOf(proto) as object | undefined;
+    if (!proto || done.includes(proto)) continue;
+    done.push(proto);
     const original = Object.getOwnPropertyDescriptor(proto, "body");
     const get = original?.get;
     if (get === undefined) continue;
@@ -257,11 +261,7 @@ export function patchBodyGetters(tx: PatchTransaction): void {
       function body(this: object) {
         const stream: unknown = get.call(this);
         if (!isNativeReadable(stream)) return stream;
-        let shell = shells.get(stream);
-        if (shell === undefined) {
-          shell = bodyShell(stream as globalThis.ReadableStream<Uint8Array>);
-          shells.set(stream, shell);
-        }
+        const shell = bodyShellOf(stream as globalThis.ReadableStream<Uint8Array>);
         followNativeLock(shell);
         return shell;
       } as (this: never) => unknown,

@@ -120,7 +120,11 @@ function byteShell<R>(
  * the first read (a pipe aborted before it starts reads nothing), and at most one chunk is read ahead of
  * the consumer (when the consumer stops reading in the middle of a burst).
  */
-function defaultShell<R>(native: globalThis.ReadableStream<R>, onEnd: ShellEnd | undefined): ReadableStream<R> {
+function defaultShell<R>(
+  native: globalThis.ReadableStream<R>,
+  onEnd: ShellEnd | undefined,
+  body?: ShellState,
+): ReadableStream<R> {
   let reader: NativeReader<R> | undefined;
   let controller!: ReadableStreamDefaultController<R>;
   // Set once the shell is closed, errored or cancelled: native results still in flight are dropped.
@@ -161,8 +165,10 @@ function defaultShell<R>(native: globalThis.ReadableStream<R>, onEnd: ShellEnd |
     {
       start(c) {
         controller = c;
+        if (body !== undefined) body.controller = c as ReadableStreamDefaultController<unknown>;
       },
       pull() {
+        if (body !== undefined) body.touched = true;
         const promise = new Promise<void>((resolve) => {
           endBurst = resolve;
         });
@@ -170,9 +176,12 @@ function defaultShell<R>(native: globalThis.ReadableStream<R>, onEnd: ShellEnd |
         return promise;
       },
       cancel(reason) {
+        if (body !== undefined) body.touched = true;
         const wasDone = done;
         done = true;
         if (!wasDone) onEnd?.(false, undefined);
+        // Handed over: the pipe's own shell owns (and cancels) the native stream.
+        if (body?.handedOver) return undefined;
         return reader === undefined ? native.cancel(reason) : reader.cancel(reason);
       },
     },
@@ -186,7 +195,7 @@ export type ShellEnd = (failed: boolean, error: unknown) => void;
 /** What {@link bodyShell} keeps about one body shell. */
 interface ShellState {
   native: globalThis.ReadableStream;
-  controller: ReadableByteStreamController;
+  controller: ReadableByteStreamController | ReadableStreamDefaultController<unknown>;
   /** pulled or cancelled: its native stream is no longer free to hand over */
   touched: boolean;
   /** its native stream was handed to a pipe (see takeBodyForPipe) */
@@ -196,15 +205,51 @@ interface ShellState {
 const shellStates = new WeakMap<object, ShellState>();
 
 /**
- * The shell a native body (`Response.prototype.body` of a native stream) is seen through: a byte-stream
- * shell like `readableShell(native, true)`, whose native stream can still be handed, whole, to a pipe
- * as a default-stream shell while nothing has read it (see {@link takeBodyForPipe}).
+ * The shell a native body (`Response.prototype.body` of a native stream) is seen through, of the same
+ * kind as the native stream: for a byte stream, a byte-stream shell like `readableShell(native, true)`
+ * (BYOB readers work, chunks are transferred: a byte stream's reads hand out buffers no one else holds);
+ * for a default stream, a default-stream shell like `readableShell(native, false)`, which passes chunks
+ * on as they are (a default stream may hand the same chunk object to several readers, e.g. both branches
+ * of its `tee()`, as undici 6 clones a body: transferring it would detach the other reader's bytes).
+ * Either way its native stream can still be handed, whole, to a pipe as a default-stream shell while
+ * nothing has read it (see {@link takeBodyForPipe}).
  */
 export function bodyShell(native: globalThis.ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   const state = { native, touched: false, handedOver: false } as ShellState;
-  const stream = byteShell(native, undefined, state);
+  const stream = isByteStream(native) ? byteShell(native, undefined, state) : defaultShell(native, undefined, state);
   shellStates.set(stream, state);
   return stream;
+}
+
+/**
+ * Whether `native` is a readable byte stream: it accepts a BYOB reader (taken and released at once; an
+ * unlocked stream is left exactly as it was, and a locked one counts as not a byte stream).
+ */
+function isByteStream(native: globalThis.ReadableStream): boolean {
+  try {
+    native.getReader({ mode: "byob" }).releaseLock();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The current body shell of each native body (see {@link bodyShellOf}). */
+const bodyShells = new WeakMap<object, ReadableStream<Uint8Array>>();
+
+/**
+ * The body shell a native body is seen through: the same one each time for the same native stream, until
+ * that shell hands the native stream over whole ({@link takeNativeOfBodyShell}: `new Response(shell)`
+ * through the patch). The native stream then belongs to a new body, which gets a new shell; the old one
+ * stays locked, as the body of a Response whose stream a new Response took.
+ */
+export function bodyShellOf(native: globalThis.ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  let shell = bodyShells.get(native);
+  if (shell === undefined) {
+    shell = bodyShell(native);
+    bodyShells.set(native, shell);
+  }
+  return shell;
 }
 
 /**
@@ -247,6 +292,7 @@ export function takeNativeOfBodyShell(stream: unknown): globalThis.ReadableStrea
   if (body.locked) return undefined;
   state.handedOver = true;
   body.getReader();
+  if (bodyShells.get(state.native) === body) bodyShells.delete(state.native);
   return state.native as globalThis.ReadableStream<Uint8Array>;
 }
 

@@ -64,15 +64,18 @@ export class PatchTransaction {
   /**
    * Defines `target[key]` as a data property holding `value`, configurable, keeping the enumerability and
    * writability of the property it replaces (new properties: not enumerable, `writable` as given).
+   * A non-configurable but writable data property (edge-runtime defines its globals so) only gets the
+   * new value, its attributes unchanged, which is all the engine allows and enough to put it back.
    */
   defineValue(target: object, key: PropertyKey, value: unknown, writable = true): void {
     const old = getOwn(target, key);
-    defineProperty(target, key, {
-      value,
-      writable: old !== undefined && "value" in old ? old.writable : writable,
-      enumerable: old?.enumerable ?? false,
-      configurable: true,
-    });
+    defineProperty(
+      target,
+      key,
+      old?.configurable === false && old.writable
+        ? { value }
+        : { value, writable: old !== undefined && "value" in old ? old.writable : writable, enumerable: old?.enumerable ?? false, configurable: true },
+    );
     this.#properties.push({ target, key, descriptor: old });
   }
 

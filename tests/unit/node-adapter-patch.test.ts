@@ -333,7 +333,19 @@ nodeTest("Response bodies are fusestreams streams: string, bytes, Blob (shell), 
     assert.is(chunks.join(""), "blob body");
     assert.ok(r2.bodyUsed);
 
-    const native = new Native.ReadableStream<Uint8Array>({
+    // The shell is of the native stream's kind: BYOB readers for a native byte stream, as natively.
+    const nativeDefault = new Native.ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(enc.encode("default"));
+        c.close();
+      },
+    });
+    const r4 = new Response(nativeDefault as unknown as BodyInit);
+    assert.ok(isOurs(r4.body));
+    assert.throws(() => (r4.body as unknown as fuse.ReadableStream<Uint8Array>).getReader({ mode: "byob" }), TypeError);
+    assert.is(await r4.text(), "default");
+    const native = new Native.ReadableStream({
+      type: "bytes",
       start(c) {
         c.enqueue(enc.encode("byob "));
         c.enqueue(enc.encode("reader"));

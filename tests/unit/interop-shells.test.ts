@@ -1,0 +1,97 @@
+/**
+ * core/interop pieces the edge runtimes rely on, checked on every runtime: a patch transaction on a
+ * non-configurable but writable property (edge-runtime's globals), body shells over a native body that
+ * was handed to a new body (edge-runtime's server re-wraps every response), and body shells over the two
+ * branches of a native default stream's tee() (undici 6 clones bodies so), which share chunk objects: a
+ * body shell is of its native stream's kind, so it never transfers a default stream's chunks.
+ *
+ *   node tests/unit/interop-shells.test.ts
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { bodyShellOf, takeNativeOfBodyShell } from "../../core/interop/native-shells.ts";
+import { PatchTransaction } from "../../core/interop/patch-transaction.ts";
+
+const NativeRS = globalThis.ReadableStream;
+
+async function readAll(stream: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }> } }): Promise<number[]> {
+  const reader = stream.getReader();
+  const out: number[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return out;
+    out.push(...value!);
+  }
+}
+
+test("PatchTransaction.defineValue: a non-configurable writable property gets the value, keeps its attributes, and is put back", () => {
+  const target = {} as Record<string, unknown>;
+  Object.defineProperty(target, "x", { value: 1, writable: true, enumerable: false, configurable: false });
+  const tx = new PatchTransaction("test");
+  tx.step("set", (t) => t.defineValue(target, "x", 2));
+  assert.equal(Object.getOwnPropertyDescriptor(target, "x"), { value: 2, writable: true, enumerable: false, configurable: false });
+  tx.restore();
+  assert.equal(Object.getOwnPropertyDescriptor(target, "x"), { value: 1, writable: true, enumerable: false, configurable: false });
+});
+
+test("PatchTransaction.defineValue: a non-configurable read-only property still fails the step", () => {
+  const target = {} as Record<string, unknown>;
+  Object.defineProperty(target, "x", { value: 1, writable: false, configurable: false });
+  const tx = new PatchTransaction("test");
+  assert.throws(() => tx.step("set", (t) => t.defineValue(target, "x", 2)), /step "set"/);
+  assert.is(target["x"], 1);
+});
+
+test("bodyShellOf: the same shell for the same native body, a fresh one after it was handed over", async () => {
+  const native = new NativeRS<Uint8Array>({
+    start(c) {
+      c.enqueue(new Uint8Array([1, 2]));
+      c.close();
+    },
+  });
+  const first = bodyShellOf(native);
+  assert.is(bodyShellOf(native), first);
+  assert.is(takeNativeOfBodyShell(first), native);
+  assert.is(first.locked, true);
+  const second = bodyShellOf(native);
+  assert.is.not(second, first);
+  assert.is(second.locked, false);
+  assert.equal(await readAll(second), [1, 2]);
+});
+
+test("body shells over both branches of a native default tee: every byte reaches both", async () => {
+  const chunks = [new Uint8Array([1, 2, 3]), new Uint8Array([4, 5]), new Uint8Array([6])];
+  const native = new NativeRS<Uint8Array>({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(chunk);
+      c.close();
+    },
+  });
+  const [a, b] = native.tee();
+  const first = await readAll(bodyShellOf(a));
+  const second = await readAll(bodyShellOf(b));
+  assert.equal(first, [1, 2, 3, 4, 5, 6]);
+  assert.equal(second, [1, 2, 3, 4, 5, 6]);
+});
+
+test("a body shell is of its native stream's kind: BYOB readers only over a byte stream", () => {
+  const overDefault = bodyShellOf(new NativeRS<Uint8Array>());
+  assert.throws(() => overDefault.getReader({ mode: "byob" }), TypeError);
+  assert.is(overDefault.locked, false);
+  const overBytes = bodyShellOf(new NativeRS({ type: "bytes" }) as globalThis.ReadableStream<Uint8Array>);
+  overBytes.getReader({ mode: "byob" }).releaseLock();
+});
+
+test("a body shell over a native byte stream hands out its bytes exactly", async () => {
+  const native = new NativeRS({
+    type: "bytes",
+    start(c) {
+      c.enqueue(new Uint8Array([9, 8, 7]));
+      c.enqueue(new Uint8Array([6]));
+      c.close();
+    },
+  });
+  assert.equal(await readAll(bodyShellOf(native as globalThis.ReadableStream<Uint8Array>)), [9, 8, 7, 6]);
+});
+
+test.run();

@@ -8,6 +8,8 @@
  *                     uvu suite bundled to JavaScript with mod.ts/adapters imports redirected to the package
  *                     itself ("fusestreams", "fusestreams/<rt>", i.e. dist/ through package.json exports)
  *   5. source         the uvu suite against the TypeScript source on Node 22, Node 26, Deno and Bun
+ *   5b. edge          tests/edge/edge.test.ts on Node 26: the edge entry bundled into a worker, run in workerd
+ *                     (miniflare; a current and an old compatibility date) and in edge-runtime
  *   6. packaging      deno publish --dry-run --allow-dirty (JSR slow types; any warning fails), deno doc --lint;
  *                     then scripts/package-test.ts from one `npm pack`: file list, attw --profile strict,
  *                     publint, offline install into an empty project, consumer type checks (one per setup),
@@ -294,6 +296,13 @@ const sourceRuns: { label: string; runtime: string; cmd: string; args: string[] 
 for (const r of sourceRuns) {
   header("unit (uvu) against the TypeScript source", r.runtime);
   recordUvu(r.label, await run(r.cmd, r.args, { timeoutMs: TIMEOUT_MS }));
+}
+
+// 5b. the edge adapter in real edge runtimes: workerd (miniflare, two compatibility dates) and edge-runtime
+
+{
+  header("edge: tests/edge in workerd (miniflare) and edge-runtime", `node ${V.node26}`);
+  recordUvu(`edge: workerd + edge-runtime`, await run(BIN.node26, ["scripts/unit.ts", "tests/edge/edge.test.ts"], { timeoutMs: TIMEOUT_MS }));
 }
 
 // 6. packaging: JSR (deno publish, deno doc --lint) and npm (scripts/package-test.ts, from one `npm pack`)

@@ -1,15 +1,25 @@
 /**
- * Edge adapter for fusestreams (Cloudflare workerd, Vercel edge-light, browsers; web-standard globals only): the whole fusestreams API, plus the adapter contract every runtime's
- * adapter exports (`patchGlobalWebStreams`, `unpatchGlobalWebStreams`, `isGlobalWebStreamsPatched`,
- * `toNativeReadableStream`).
+ * Edge adapter for fusestreams: Cloudflare workerd and Vercel edge-light, and the build for browsers and
+ * any other runtime with only web-standard globals (the `workerd`, `edge-light`, `browser` and default
+ * export conditions). The whole fusestreams API, plus the adapter contract every runtime's adapter
+ * exports (`patchGlobalWebStreams`, `unpatchGlobalWebStreams`, `isGlobalWebStreamsPatched`,
+ * `toNativeReadableStream`). Web-standard globals only.
  *
  * ```ts
  * import { patchGlobalWebStreams, TransformStream } from "fusestreams/edge";
  *
- * patchGlobalWebStreams();
- * const res = await fetch("https://example.com/");
- * const upper = res.body!.pipeThrough(new TransformStream());
+ * patchGlobalWebStreams(); // workerd or edge-light
+ * export default {
+ *   async fetch(request: Request): Promise<Response> {
+ *     const upstream = await fetch("https://example.com/");
+ *     return new Response(upstream.body!.pipeThrough(new TransformStream()));
+ *   },
+ * };
  * ```
+ *
+ * Without the patch, {@link toNativeReadableStream} hands one of our streams to the runtime:
+ * `new Response(toNativeReadableStream(ours))` (workerd before its `fetch_iterable_type_support`
+ * compatibility flag would otherwise send the text `[object ReadableStream]`).
  * @module
  */
 import type {
@@ -19,9 +29,10 @@ import type {
   ToNativeReadableStream,
   UnpatchGlobalWebStreams,
 } from "../../core/interop/adapter.ts";
-import { createGlobalPatch } from "../../core/interop/global-patch.ts";
+import { createGlobalPatch, type GlobalPatch } from "../../core/interop/global-patch.ts";
 import { runtimeMismatch } from "../../core/interop/runtime.ts";
 import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
+import { onEdgeRuntime } from "./runtime.ts";
 
 export * from "../../mod.ts";
 export type {
@@ -33,44 +44,54 @@ export type {
   UnpatchGlobalWebStreams,
 } from "../../core/interop/adapter.ts";
 
-/**
- * Whether this is an edge runtime or a browser: Vercel's edge-light (the `EdgeRuntime` global), workerd
- * (`navigator.userAgent` "Cloudflare-Workers") or any runtime whose user agent is not Node.js, Deno or Bun
- * (those have adapters of their own).
- */
-function onEdge(): boolean {
-  const g = globalThis as { EdgeRuntime?: unknown; navigator?: { userAgent?: unknown } };
-  if (g.EdgeRuntime !== undefined) return true;
-  const ua = g.navigator?.userAgent;
-  return typeof ua === "string" && !/^(?:Node\.js|Deno|Bun)\//.test(ua);
+// Made on first use, so that a bundle that never calls the patch functions drops the patch machinery.
+let globalPatch: GlobalPatch | undefined;
+function patcher(): GlobalPatch {
+  return (globalPatch ??= createGlobalPatch({
+    runtime: "edge",
+    checkRuntime: () => runtimeMismatch("workerd and edge-light", onEdgeRuntime()),
+  }));
 }
 
-const globalPatch = createGlobalPatch({
-  runtime: "edge",
-  checkRuntime: () => runtimeMismatch("edge runtimes (workerd, edge-light, browsers)", onEdge()),
-});
-
 /**
- * Makes the runtime's global stream classes fusestreams' (all or nothing; see the adapter contract): native
- * streams (fetch and Request/Response bodies, `Blob.stream()`) pipe into ours, and ours
- * are accepted as bodies by `Response`, `Request` and `fetch`.
+ * Makes the global stream classes fusestreams' on workerd and edge-light, all or nothing (see the adapter
+ * contract): `Response`/`Request` bodies and `fetch` responses are our streams (a shell over the native
+ * body, one native read per chunk), native streams pipe into ours and ours into native ones
+ * (`CompressionStream` & co. stay native), and our streams are accepted by `new Response()`,
+ * `new Request()` and `fetch()`: they are handed over as native streams of byte chunks, the one kind of
+ * stream workerd reads on every compatibility date. A chunk that is not an ArrayBuffer or ArrayBufferView
+ * errors the body with a TypeError naming what was found.
+ *
+ * Anywhere else (a browser, Node.js, Deno, Bun) it throws a TypeError at once and changes nothing: Node.js,
+ * Deno and Bun have adapters of their own, and in a browser the patch is not offered (it is not tested
+ * there, and a page's globals are shared with every other script); use {@link toNativeReadableStream}.
  */
-export const patchGlobalWebStreams: PatchGlobalWebStreams = globalPatch.patchGlobalWebStreams;
+export function patchGlobalWebStreams(): void {
+  patcher().patchGlobalWebStreams();
+}
 
-/** Puts back exactly what {@link patchGlobalWebStreams} changed. */
-export const unpatchGlobalWebStreams: UnpatchGlobalWebStreams = globalPatch.unpatchGlobalWebStreams;
+/** Puts back exactly what {@link patchGlobalWebStreams} changed (does nothing when not patched). */
+export function unpatchGlobalWebStreams(): void {
+  globalPatch?.unpatchGlobalWebStreams();
+}
 
 /** Whether {@link patchGlobalWebStreams} is in effect (from this copy of fusestreams). */
-export const isGlobalWebStreamsPatched: IsGlobalWebStreamsPatched = globalPatch.isGlobalWebStreamsPatched;
+export function isGlobalWebStreamsPatched(): boolean {
+  return globalPatch?.isGlobalWebStreamsPatched() ?? false;
+}
 
-/** A native `ReadableStream` reading one of ours, for the runtime's APIs without the patch (see the contract). */
+/**
+ * A native `ReadableStream` reading one of ours, for the runtime's APIs without the patch (see the
+ * contract): `new Response(toNativeReadableStream(ours))`. It reads ours only when the runtime pulls;
+ * cancel and errors propagate both ways. Works on every runtime, browsers included.
+ */
 export const toNativeReadableStream: ToNativeReadableStream = toNative;
 
 /** The edge adapter as one object, checked against the adapter contract. */
 export const adapter: RuntimeAdapter = {
   runtime: "edge",
-  patchGlobalWebStreams,
-  unpatchGlobalWebStreams,
-  isGlobalWebStreamsPatched,
+  patchGlobalWebStreams: patchGlobalWebStreams satisfies PatchGlobalWebStreams,
+  unpatchGlobalWebStreams: unpatchGlobalWebStreams satisfies UnpatchGlobalWebStreams,
+  isGlobalWebStreamsPatched: isGlobalWebStreamsPatched satisfies IsGlobalWebStreamsPatched,
   toNativeReadableStream,
 };

@@ -1,0 +1,379 @@
+/**
+ * The edge adapter in real edge runtimes: tests/edge/worker.ts, bundled with the edge entry
+ * (adapters/edge/mod.ts) by esbuild, runs in
+ *
+ *   - workerd through miniflare, twice in one workerd process: with a current compatibility date (async
+ *     iterable bodies are iterated, flag fetch_iterable_type_support) and with an old one (2024-09-23,
+ *     without that flag: a stream workerd did not make is stringified as a body);
+ *   - edge-runtime (Vercel), behind its own HTTP server on 127.0.0.1 in a child process.
+ *
+ * Each route of the worker does one thing (see worker.ts) and the tests check the bytes or what it
+ * observed. A loopback echo server in this process answers the worker's fetch() calls. Everything listens
+ * on 127.0.0.1, the requests are a fixed list, and everything is stopped at the end.
+ *
+ * Runs on Node 26 (`node scripts/unit.ts tests/edge/edge.test.ts`), as a step of `npm test`.
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { Miniflare } from "miniflare";
+import { suite } from "uvu";
+import * as assert from "uvu/assert";
+import { bundleWorker } from "./bundle.ts";
+import { applyBytewise, bodyBytes, digest, expectedBytes, STAGES } from "./data.ts";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const root = join(here, "..", "..");
+const tmp = join(root, ".tmp", "edge-tests");
+
+/** workerd's compatibility dates: the newest this workerd knows, and one from before the flag. */
+export const CURRENT_DATE = "2026-07-30";
+export const OLD_DATE = "2024-09-23";
+
+const N = 64;
+const SIZE = 1024;
+const SENT = bodyBytes(64, 4096);
+/** Every request (and reading its response) is aborted after this long. */
+const REQUEST_MS = 10_000;
+
+interface Target {
+  name: string;
+  runtime: "workerd" | "edge-light";
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The runtimes, started once for all suites
+
+const echo = createServer((req, res) => {
+  res.writeHead(200, { "content-type": "application/octet-stream" });
+  req.pipe(res);
+});
+await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
+const ECHO = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/`;
+
+const workerEntry = join(here, "worker.ts");
+const [moduleScript, swScript] = await Promise.all([bundleWorker(workerEntry, "module"), bundleWorker(workerEntry, "service-worker")]);
+mkdirSync(tmp, { recursive: true });
+const swPath = join(tmp, "worker.sw.js");
+writeFileSync(swPath, swScript);
+
+/**
+ * workerd's output, less the report (and its stack of addresses) of the one uncaught error a test causes on
+ * purpose (a response body with a string chunk), which is replaced by one line.
+ */
+function workerdStdio(stdout: Readable, stderr: Readable): void {
+  stdout.on("data", (chunk: Buffer) => process.stdout.write(chunk));
+  let skipStack = false;
+  createInterface({ input: stderr }).on("line", (line) => {
+    if (line.includes("Uncaught exception") && line.includes("a body stream chunk must be")) {
+      process.stderr.write("(workerd: the body with a string chunk errored, as the test expects)\n");
+      skipStack = true;
+    } else if (skipStack && line.startsWith("stack:")) {
+      skipStack = false;
+    } else {
+      skipStack = false;
+      process.stderr.write(`${line}\n`);
+    }
+  });
+}
+
+/** Stops workerd and the echo server (used when starting the runtimes fails). */
+async function stopServers(): Promise<void> {
+  await mf.dispose().catch(() => {});
+  await new Promise<void>((resolve) => echo.close(() => resolve()));
+}
+
+const mf = new Miniflare({
+  host: "127.0.0.1",
+  handleRuntimeStdio: workerdStdio,
+  workers: [
+    { name: "current", modules: true, script: moduleScript, compatibilityDate: CURRENT_DATE },
+    { name: "old", modules: true, script: moduleScript, compatibilityDate: OLD_DATE },
+  ],
+});
+try {
+  await mf.ready;
+} catch (err) {
+  await stopServers();
+  throw err;
+}
+
+const edgeRuntime = spawn(process.execPath, [join(here, "edge-runtime-server.ts"), swPath, "120"], {
+  stdio: ["pipe", "pipe", "inherit"],
+});
+const edgeUrl = await new Promise<string>((resolve, reject) => {
+  let text = "";
+  const timer = setTimeout(() => reject(new Error(`edge-runtime did not start: ${text}`)), 20_000);
+  edgeRuntime.stdout.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+    const m = /LISTEN (\S+)/.exec(text);
+    if (m) {
+      clearTimeout(timer);
+      resolve(m[1]!.replace(/\/$/, ""));
+    }
+  });
+  edgeRuntime.on("exit", (code) => reject(new Error(`edge-runtime exited with ${code}: ${text}`)));
+}).catch(async (err: unknown) => {
+  // Nothing may outlive a failed start: this file's load error is then the whole report.
+  edgeRuntime.kill();
+  await stopServers();
+  throw err;
+});
+
+function workerdTarget(name: string): Target {
+  // miniflare types its Fetcher with its own Request/Response classes; these are undici's, as Node's.
+  const worker = mf.getWorker(name) as unknown as Promise<{ fetch(url: string, init: unknown): Promise<Response> }>;
+  return {
+    name: `workerd ${name === "current" ? CURRENT_DATE : OLD_DATE}`,
+    runtime: "workerd",
+    async fetch(path, init) {
+      const w = await worker;
+      const signal = AbortSignal.timeout(REQUEST_MS);
+      return w.fetch(`http://edge.test${path}`, { ...init, signal });
+    },
+  };
+}
+
+const TARGETS: Target[] = [
+  workerdTarget("current"),
+  workerdTarget("old"),
+  {
+    name: "edge-runtime",
+    runtime: "edge-light",
+    fetch: (path, init) => fetch(`${edgeUrl}${path}`, { ...init, signal: AbortSignal.timeout(REQUEST_MS) }),
+  },
+];
+
+let remaining = TARGETS.length;
+async function stopAll(): Promise<void> {
+  await mf.dispose();
+  edgeRuntime.stdin.end();
+  await new Promise<void>((resolve) => {
+    if (edgeRuntime.exitCode !== null) resolve();
+    else edgeRuntime.on("exit", () => resolve());
+  });
+  await new Promise<void>((resolve) => echo.close(() => resolve()));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+
+async function bytes(res: Response): Promise<Uint8Array> {
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+async function ok(res: Response): Promise<Response> {
+  if (res.status !== 200) assert.unreachable(`HTTP ${res.status}: ${await res.text()}`);
+  return res;
+}
+
+// deno-lint-ignore no-explicit-any
+async function getJson(t: Target, path: string, init?: RequestInit): Promise<any> {
+  return (await ok(await t.fetch(path, init))).json();
+}
+
+/** Compares bytes by digest first (a short message), then fails on the first differing offset. */
+function sameBytes(actual: Uint8Array, expected: Uint8Array, what: string): void {
+  if (digest(actual) === digest(expected)) return;
+  const text = new TextDecoder().decode(actual.subarray(0, 40));
+  let at = 0;
+  while (at < actual.length && at < expected.length && actual[at] === expected[at]) at++;
+  assert.unreachable(
+    `${what}: got ${actual.length} bytes (${JSON.stringify(text)}...), expected ${expected.length}; first difference at ${at}`,
+  );
+}
+
+const OUT = expectedBytes(N, SIZE, STAGES);
+const post = (body: Uint8Array): RequestInit => ({ method: "POST", body: body as BodyInit });
+const BAD_KINDS: Record<string, RegExp> = { string: /string/i, number: /number/i, object: /object/i, array: /array/i };
+
+// ---------------------------------------------------------------------------------------------------
+// One suite per runtime, in order: without the patch, with it, after it
+
+for (const t of TARGETS) {
+  const test = suite(`edge adapter in ${t.name}`);
+
+  test.after(async () => {
+    if (--remaining === 0) await stopAll();
+  });
+
+  test("the worker runs in the expected runtime, not patched", async () => {
+    const s = await getJson(t, "/state");
+    assert.is(s.runtime, t.runtime);
+    assert.is(s.patched, false);
+    assert.is(s.globalIsOurs, false);
+  });
+
+  test("without the patch: new Response(toNativeReadableStream(ours)) streams the exact bytes", async () => {
+    sameBytes(await bytes(await ok(await t.fetch(`/out?via=native&n=${N}&size=${SIZE}`))), OUT, "body");
+  });
+
+  test("without the patch: the request body through 3 of our transforms", async () => {
+    sameBytes(await bytes(await ok(await t.fetch("/in?via=native", post(SENT)))), applyBytewise(SENT), "echoed body");
+  });
+
+  test("without the patch: fetch(url, { body: toNativeReadableStream(ours) }) and its body through ours", async () => {
+    const res = await ok(await t.fetch(`/fetch?via=native&n=${N}&size=${SIZE}&echo=${encodeURIComponent(ECHO)}`));
+    sameBytes(await bytes(res), applyBytewise(OUT), "fetched body");
+  });
+
+  test("toNativeReadableStream: a native stream that keeps backpressure", async () => {
+    const r = await getJson(t, "/to-native?case=backpressure");
+    assert.is(r.isNative, true, "a native ReadableStream");
+    assert.ok(r.afterOne >= 1 && r.afterOne <= 4, `pulls after one read: ${r.afterOne} (a source read ahead without bound?)`);
+    assert.ok(r.afterThree >= 3 && r.afterThree <= 6, `pulls after three reads: ${r.afterThree}`);
+  });
+
+  test("toNativeReadableStream: cancelling the native stream cancels ours with the same reason", async () => {
+    const r = await getJson(t, "/to-native?case=cancel");
+    assert.is(r.cancels, 1);
+    assert.is(r.sameReason, true, `reason: ${JSON.stringify(r.reason)}`);
+    assert.is(r.oursState, "closed");
+  });
+
+  test("toNativeReadableStream: our error reaches the native reader as the same object", async () => {
+    const r = await getJson(t, "/to-native?case=error");
+    assert.equal(r.first, [7]);
+    assert.is(r.same, true, `error: ${JSON.stringify(r.error)}`);
+  });
+
+  test("toNativeReadableStream: a native stream is handed back as it is; a locked one of ours throws", async () => {
+    assert.is((await getJson(t, "/to-native?case=passthrough")).same, true);
+    const locked = await getJson(t, "/to-native?case=locked");
+    assert.is(locked.threw, true);
+    assert.is(locked.name, "TypeError");
+  });
+
+  test("without the patch: a chunk that is not a BufferSource gets the runtime's own TypeError", async () => {
+    // toNativeReadableStream() is not only for bodies: it passes chunks on, and the runtime's body code
+    // rejects them exactly as it rejects them from a native stream.
+    for (const kind of Object.keys(BAD_KINDS)) {
+      const r = await getJson(t, `/bad-chunk?via=native&kind=${kind}&where=text`);
+      assert.is(r.native.name, "TypeError", `native ${kind}: ${JSON.stringify(r.native)}`);
+      assert.equal(r.ours, r.native, kind);
+    }
+  });
+
+  // --- patched -------------------------------------------------------------------------------------
+
+  test("patchGlobalWebStreams() replaces the globals", async () => {
+    const r = await getJson(t, "/patch");
+    assert.is(r.ok, true, JSON.stringify(r.error));
+    assert.is(r.patched, true);
+    const s = await getJson(t, "/state");
+    assert.is(s.patched, true);
+    assert.is(s.globalIsOurs, true);
+  });
+
+  test("patched: new Response(ours) streams the exact bytes (never \"[object ReadableStream]\")", async () => {
+    sameBytes(await bytes(await ok(await t.fetch(`/out?via=patch&n=${N}&size=${SIZE}`))), OUT, "body");
+    sameBytes(await bytes(await ok(await t.fetch(`/out?via=global&n=${N}&size=${SIZE}`))), OUT, "body (global classes)");
+  });
+
+  test("patched: request.body is ours and pipes through our transforms", async () => {
+    const res = await ok(await t.fetch("/in?via=patch", post(SENT)));
+    assert.is(res.headers.get("x-body-is-ours"), "true");
+    sameBytes(await bytes(res), applyBytewise(SENT), "echoed body");
+  });
+
+  test("patched: fetch(url, { body: ours }), the fetched body is ours, through 3 transforms", async () => {
+    const res = await ok(await t.fetch(`/fetch?via=patch&n=${N}&size=${SIZE}&echo=${encodeURIComponent(ECHO)}`));
+    assert.is(res.headers.get("x-body-is-ours"), "true");
+    sameBytes(await bytes(res), applyBytewise(OUT), "fetched body");
+  });
+
+  test("patched: new Response(ours).clone(): both bodies exact, the clone streamed out", async () => {
+    const res = await ok(await t.fetch(`/clone-response?n=${N}&size=${SIZE}`));
+    assert.is(res.headers.get("x-first"), digest(OUT));
+    assert.is(res.headers.get("x-body-is-ours"), "true");
+    sameBytes(await bytes(res), OUT, "clone");
+  });
+
+  test("patched: request.clone() and new Request(url, { body: ours }).clone()", async () => {
+    const r = await getJson(t, `/clone-request?n=${N}&size=${SIZE}`, post(SENT));
+    assert.is(r.incoming, digest(applyBytewise(SENT)));
+    assert.is(r.incomingClone, digest(SENT));
+    assert.is(r.made, digest(OUT));
+    assert.is(r.madeClone, digest(OUT));
+  });
+
+  test("patched: instanceof both ways, bodies are ours, native and ours pipe into each other", async () => {
+    const r = await getJson(t, "/instanceof", post(new Uint8Array([1, 2, 3])));
+    for (const name of ["ReadableStream", "WritableStream", "TransformStream"]) {
+      assert.equal(r[name], { nativeIsGlobal: true, oursIsGlobal: true, oursIsNative: true, globalIsOurs: true }, name);
+    }
+    assert.is(r.responseBodyIsOurs, true);
+    assert.is(r.responseBodyIsGlobal, true);
+    assert.is(r.requestBodyIsOurs, true);
+    assert.is(r.readerIsGlobal, true);
+    assert.is(r.nativeThroughOurs, r.expected);
+    assert.is(r.blobThroughOurs, r.expected, "Blob.stream() through ours");
+    assert.is(r.nativeToOurs, r.expected);
+    assert.is(r.oursThroughNative, r.expected, `ours through native ${r.nativePair}`);
+  });
+
+  test("patched: a chunk that is not a BufferSource ends the body with a TypeError naming it", async () => {
+    for (const [kind, word] of Object.entries(BAD_KINDS)) {
+      const r = await getJson(t, `/bad-chunk?via=patch&kind=${kind}&where=text`);
+      assert.is(r.ours.name, "TypeError", `${kind}: ${JSON.stringify(r.ours)}`);
+      assert.match(r.ours.message, word, `${kind}: ${r.ours.message}`);
+      assert.not.match(JSON.stringify(r.ours), /\[object /, "nothing stringified");
+    }
+  });
+
+  test("patched: a response body with a bad chunk stops there for the client, nothing stringified", async () => {
+    // How an errored body reaches the client is the runtime's (workerd behind miniflare ends it early
+    // without an error); what matters is that nothing after the good chunk arrives, and no text is made up.
+    const res = await t.fetch("/bad-chunk?via=patch&kind=string&where=out");
+    let received = "";
+    try {
+      received = new TextDecoder().decode(await bytes(res));
+    } catch {
+      // the connection was cut: fine
+    }
+    assert.ok("first,".startsWith(received), `the client received ${JSON.stringify(received)}`);
+  });
+
+  test("patched: a locked or disturbed stream of ours fails as a native one in the same state", async () => {
+    for (const state of ["locked", "disturbed"]) {
+      for (const target of ["response", "request", "fetch"]) {
+        const r = await getJson(t, `/bad-state?state=${state}&target=${target}&echo=${encodeURIComponent(ECHO)}`);
+        assert.ok(r.native.phase !== "none", `${state} ${target}: the native stream was accepted (${JSON.stringify(r.native)})`);
+        assert.equal(r.ours, r.native, `${state} ${target}`);
+      }
+    }
+  });
+
+  // --- unpatched -----------------------------------------------------------------------------------
+
+  test("unpatchGlobalWebStreams() restores every global, property and prototype exactly", async () => {
+    const r = await getJson(t, "/unpatch");
+    assert.is(r.patched, false);
+    assert.is(r.globalIsOurs, false);
+    assert.equal(r.diff, []);
+    sameBytes(await bytes(await ok(await t.fetch(`/out?via=native&n=${N}&size=${SIZE}`))), OUT, "body after unpatch");
+  });
+
+  test("patch and unpatch again: the same clean result", async () => {
+    assert.is((await getJson(t, "/patch")).ok, true);
+    assert.equal((await getJson(t, "/unpatch")).diff, []);
+  });
+
+  test("a patch that cannot complete changes nothing and names the step (last: it freezes fetch)", async () => {
+    const r = await getJson(t, "/patch-fail");
+    assert.ok(r.error !== undefined, "the patch did not throw");
+    assert.match(r.error.message, /fetch/);
+    assert.is(r.patched, false);
+    assert.equal(r.diff, []);
+  });
+
+  test.run();
+}

@@ -1,0 +1,458 @@
+/**
+ * The test worker for the edge adapter: bundled with esbuild (tests/edge/bundle.ts) together with the edge
+ * entry (adapters/edge/mod.ts) and run in real workerd (miniflare) and in edge-runtime. Each route does
+ * one thing with the adapter and answers with the bytes it produced or with what it observed (JSON);
+ * tests/edge/edge.test.ts makes the requests and asserts. Web-standard globals only.
+ *
+ * Routes (query parameters in brackets):
+ *   /state                        which runtime, whether patched
+ *   /patch, /unpatch              patchGlobalWebStreams() (after a snapshot of every global and
+ *                                 prototype), unpatchGlobalWebStreams() and the difference to that snapshot
+ *   /patch-fail                   makes `fetch` unchangeable, then patches: the patch must fail whole
+ *   /out [n, size, via]           our stream of n chunks through 3 of our transforms as the response body
+ *   /in [via] (POST)              the request body through 3 of our transforms, streamed back
+ *   /fetch [echo, n, size, via]   fetch(echo, { body: ours }), its response body through 3 of ours, back
+ *   /clone-response [n, size]     new Response(ours).clone(): one read here, the clone streamed back
+ *   /clone-request [n, size] (POST)  request.clone() and new Request(url, { body: ours }).clone()
+ *   /bad-chunk [kind, where, via] a chunk that is not a BufferSource, read here or streamed back
+ *   /bad-state [state, target]    a locked or disturbed stream given to Response / Request / fetch
+ *   /instanceof                   instanceof both ways, bodies, pipes between native and ours
+ *   /to-native [case]             toNativeReadableStream(): backpressure, cancel, errors
+ *
+ * `via`: "patch" hands our streams to the runtime as they are (the patch must be on), "native" converts
+ * them with toNativeReadableStream() (no patch), "global" builds them with the global constructors
+ * (ours while patched).
+ * @module
+ */
+import * as edge from "../../adapters/edge/mod.ts";
+import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
+import { diffSnapshot, type Snapshot, takeSnapshot } from "./snapshot.ts";
+
+type Bytes = Uint8Array<ArrayBuffer>;
+type Stage = (chunk: Uint8Array) => Uint8Array;
+type Stream = globalThis.ReadableStream<Bytes>;
+
+/** The runtime's own classes, taken before anything could patch them. */
+const Native = {
+  ReadableStream: globalThis.ReadableStream,
+  WritableStream: globalThis.WritableStream,
+  TransformStream: globalThis.TransformStream,
+  Response: globalThis.Response,
+  Request: globalThis.Request,
+};
+
+const copy: Stage = (c) => c.slice();
+
+let before: Snapshot | undefined;
+
+function json(value: unknown, status = 200): Response {
+  return new Native.Response(JSON.stringify(value), { status, headers: { "content-type": "application/json" } });
+}
+
+function errorInfo(e: unknown): { name: string; message: string } {
+  if (e instanceof Error) return { name: e.name, message: e.message };
+  return { name: typeof e, message: String(e) };
+}
+
+function int(url: URL, name: string, fallback: number): number {
+  const v = url.searchParams.get(name);
+  return v === null ? fallback : Number(v);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The constructors a route builds with: fusestreams' own, or whatever the globals are now. */
+function classes(via: string): { RS: typeof edge.ReadableStream; TS: typeof edge.TransformStream } {
+  if (via === "global") {
+    return {
+      RS: globalThis.ReadableStream as unknown as typeof edge.ReadableStream,
+      TS: globalThis.TransformStream as unknown as typeof edge.TransformStream,
+    };
+  }
+  return { RS: edge.ReadableStream, TS: edge.TransformStream };
+}
+
+/** `n` chunks of `size` bytes (chunkAt), one per pull. */
+function source(RS: typeof edge.ReadableStream, n: number, size: number): edge.ReadableStream<Bytes> {
+  let i = 0;
+  return new RS<Bytes>({
+    pull(c) {
+      if (i === n) c.close();
+      else c.enqueue(chunkAt(i++, size) as Bytes);
+    },
+  });
+}
+
+function chain(TS: typeof edge.TransformStream, from: edge.ReadableStream<Bytes>, stages: readonly Stage[]): edge.ReadableStream<Bytes> {
+  let out = from;
+  for (const stage of stages) {
+    out = out.pipeThrough(
+      new TS<Bytes, Bytes>({
+        transform(chunk, controller) {
+          controller.enqueue(stage(chunk) as Bytes);
+        },
+      }),
+    );
+  }
+  return out;
+}
+
+/** What the runtime gets: our stream itself (patch, global) or its native conversion. */
+function handOver(stream: edge.ReadableStream<Bytes>, via: string): Stream {
+  if (via === "native") return edge.toNativeReadableStream(stream) as Stream;
+  return stream as unknown as Stream;
+}
+
+async function bytesOf(body: Stream | edge.ReadableStream<Bytes> | null): Promise<Uint8Array> {
+  if (body === null) return new Uint8Array(0);
+  const parts: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of body as AsyncIterable<Uint8Array>) {
+    parts.push(chunk);
+    length += chunk.byteLength;
+  }
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+function isOurs(x: unknown): boolean {
+  return edge.readableStreamState(x) !== undefined;
+}
+
+function runtimeName(): string {
+  if (typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === "string") return "edge-light";
+  const ua = (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent;
+  return ua === "Cloudflare-Workers" ? "workerd" : `unknown (${ua})`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function state(): Response {
+  return json({
+    runtime: runtimeName(),
+    patched: edge.isGlobalWebStreamsPatched(),
+    globalIsOurs: globalThis.ReadableStream === (edge.ReadableStream as unknown),
+  });
+}
+
+function patch(): Response {
+  before = takeSnapshot({ edge });
+  try {
+    edge.patchGlobalWebStreams();
+    return json({ ok: true, patched: edge.isGlobalWebStreamsPatched() });
+  } catch (e) {
+    return json({ ok: false, error: errorInfo(e), patched: edge.isGlobalWebStreamsPatched(), diff: diffSnapshot(before, takeSnapshot({ edge })) });
+  }
+}
+
+function unpatch(): Response {
+  if (before === undefined) return json({ error: "no snapshot: /patch first" }, 400);
+  edge.unpatchGlobalWebStreams();
+  const diff = diffSnapshot(before, takeSnapshot({ edge }));
+  before = undefined;
+  return json({ patched: edge.isGlobalWebStreamsPatched(), globalIsOurs: globalThis.ReadableStream === (edge.ReadableStream as unknown), diff });
+}
+
+/** Makes the global `fetch` unchangeable (for the rest of this isolate's life), then patches. */
+function patchFail(): Response {
+  Object.defineProperty(globalThis, "fetch", { value: globalThis.fetch, writable: false, configurable: false });
+  const snap = takeSnapshot({ edge });
+  let error: { name: string; message: string } | undefined;
+  try {
+    edge.patchGlobalWebStreams();
+  } catch (e) {
+    error = errorInfo(e);
+  }
+  return json({ error, patched: edge.isGlobalWebStreamsPatched(), diff: diffSnapshot(snap, takeSnapshot({ edge })) });
+}
+
+function out(url: URL): Response {
+  const via = url.searchParams.get("via") ?? "patch";
+  const { RS, TS } = classes(via);
+  const body = chain(TS, source(RS, int(url, "n", 64), int(url, "size", 1024)), STAGES);
+  return new Response(handOver(body, via));
+}
+
+function inRoute(request: Request, url: URL): Response {
+  const via = url.searchParams.get("via") ?? "patch";
+  const { RS, TS } = classes(via);
+  const from = via === "native"
+    ? RS.from(request.body as unknown as AsyncIterable<Bytes>)
+    : (request.body as unknown as edge.ReadableStream<Bytes>);
+  return new Response(handOver(chain(TS, from, [...BYTEWISE_STAGES, copy]), via), { headers: { "x-body-is-ours": String(isOurs(request.body)) } });
+}
+
+async function fetchRoute(url: URL): Promise<Response> {
+  const via = url.searchParams.get("via") ?? "patch";
+  const { RS, TS } = classes(via);
+  const echo = url.searchParams.get("echo")!;
+  const body = handOver(chain(TS, source(RS, int(url, "n", 64), int(url, "size", 1024)), STAGES), via);
+  const init = { method: "POST", body, duplex: "half" } as RequestInit;
+  const res = await fetch(echo, init);
+  const from = via === "native" ? RS.from(res.body as unknown as AsyncIterable<Bytes>) : (res.body as unknown as edge.ReadableStream<Bytes>);
+  return new Response(handOver(chain(TS, from, [...BYTEWISE_STAGES, copy]), via), { headers: { "x-body-is-ours": String(isOurs(res.body)) } });
+}
+
+async function cloneResponse(url: URL): Promise<Response> {
+  const body = chain(edge.TransformStream, source(edge.ReadableStream, int(url, "n", 64), int(url, "size", 1024)), STAGES);
+  const first = new Response(body as unknown as Stream);
+  const second = first.clone();
+  const read = digest(new Uint8Array(await first.arrayBuffer()));
+  return new Response(second.body, { headers: { "x-first": read, "x-body-is-ours": String(isOurs(second.body)) } });
+}
+
+async function cloneRequest(request: Request, url: URL): Promise<Response> {
+  const copyOfIncoming = request.clone();
+  const [a, b] = await Promise.all([
+    bytesOf(chain(edge.TransformStream, request.body as unknown as edge.ReadableStream<Bytes>, [...BYTEWISE_STAGES, copy])),
+    bytesOf(copyOfIncoming.body),
+  ]);
+  const body = chain(edge.TransformStream, source(edge.ReadableStream, int(url, "n", 64), int(url, "size", 1024)), STAGES);
+  const made = new Request("http://example.invalid/", { method: "POST", body: body as unknown as Stream, duplex: "half" } as RequestInit);
+  const madeCopy = made.clone();
+  const [c, d] = await Promise.all([made.arrayBuffer(), madeCopy.arrayBuffer()]);
+  return json({
+    incoming: digest(a),
+    incomingClone: digest(b),
+    made: digest(new Uint8Array(c)),
+    madeClone: digest(new Uint8Array(d)),
+  });
+}
+
+const BAD: Record<string, unknown> = { string: "abc", number: 42, object: { a: 1 }, array: [1, 2, 3] };
+
+async function badChunk(url: URL): Promise<Response> {
+  const kind = url.searchParams.get("kind") ?? "string";
+  const where = url.searchParams.get("where") ?? "text";
+  const via = url.searchParams.get("via") ?? "patch";
+  const make = (RS: new (source: UnderlyingDefaultSource<unknown>) => unknown): Stream =>
+    new RS({
+      start(c) {
+        c.enqueue(new TextEncoder().encode("first,"));
+        c.enqueue(BAD[kind]);
+        c.close();
+      },
+    }) as Stream;
+  const ours = via === "native"
+    ? (edge.toNativeReadableStream(make(edge.ReadableStream) as never) as Stream)
+    : make(edge.ReadableStream);
+  if (where === "out") return new Response(ours);
+  const outcome = async (s: Stream) => {
+    try {
+      return { value: await new Response(s).text() };
+    } catch (e) {
+      return errorInfo(e);
+    }
+  };
+  return json({ ours: await outcome(ours), native: await outcome(make(Native.ReadableStream)) });
+}
+
+const HANG = Symbol("hang");
+
+/** What happens to a locked or disturbed stream handed to the runtime: thrown at once, or when read. */
+async function badState(url: URL): Promise<Response> {
+  const which = url.searchParams.get("state") ?? "locked";
+  const target = url.searchParams.get("target") ?? "response";
+  const echo = url.searchParams.get("echo");
+  const make = async (RS: typeof Native.ReadableStream): Promise<Stream> => {
+    const s = new RS<Bytes>({
+      start(c) {
+        c.enqueue(new Uint8Array([1, 2, 3]));
+        c.enqueue(new Uint8Array([4, 5, 6]));
+      },
+    });
+    const reader = s.getReader();
+    if (which === "disturbed") {
+      await reader.read();
+      reader.releaseLock();
+    }
+    return s;
+  };
+  const outcome = async (s: Stream) => {
+    let phase = "construct";
+    try {
+      let done: Promise<unknown>;
+      if (target === "response") {
+        const r = new Response(s);
+        phase = "read";
+        done = r.text();
+      } else if (target === "request") {
+        const r = new Request("http://example.invalid/", { method: "POST", body: s, duplex: "half" } as RequestInit);
+        phase = "read";
+        done = r.text();
+      } else {
+        phase = "fetch";
+        done = fetch(echo!, { method: "POST", body: s, duplex: "half" } as RequestInit).then((r) => r.text());
+      }
+      const hang = sleep(2000).then(() => HANG);
+      const value = await Promise.race([done, hang]);
+      return value === HANG ? { phase: "hangs" } : { phase: "none", value: String(value) };
+    } catch (e) {
+      return { phase, ...errorInfo(e) };
+    }
+  };
+  return json({
+    ours: await outcome(await make(edge.ReadableStream as unknown as typeof Native.ReadableStream)),
+    native: await outcome(await make(Native.ReadableStream)),
+  });
+}
+
+async function instanceOf(request: Request): Promise<Response> {
+  const G = globalThis as unknown as Record<string, new (...a: never[]) => unknown>;
+  const both = (name: "ReadableStream" | "WritableStream" | "TransformStream") => ({
+    nativeIsGlobal: new (Native[name] as unknown as new () => object)() instanceof G[name]!,
+    oursIsGlobal: new (edge[name] as unknown as new () => object)() instanceof G[name]!,
+    oursIsNative: new (edge[name] as unknown as new () => object)() instanceof (Native[name] as unknown as new () => object),
+    globalIsOurs: G[name] === (edge[name] as unknown),
+  });
+  const bytes = new TextEncoder().encode("hello, edge");
+  const nativeSource = () => new Native.ReadableStream<Bytes>({ start(c) { c.enqueue(bytes as Bytes); c.close(); } });
+  const identity = () => new edge.TransformStream<Bytes, Bytes>();
+  const nativeThroughOurs = await bytesOf((nativeSource() as unknown as edge.ReadableStream<Bytes>).pipeThrough(identity()) as never)
+    .then((b) => digest(b), (e) => errorInfo(e));
+  const blobThroughOurs = await bytesOf((new Blob([bytes]).stream() as unknown as edge.ReadableStream<Bytes>).pipeThrough(identity()) as never)
+    .then((b) => digest(b), (e) => errorInfo(e));
+  const collected: Uint8Array[] = [];
+  const nativeToOurs = await (nativeSource() as unknown as edge.ReadableStream<Bytes>)
+    .pipeTo(new edge.WritableStream<Bytes>({ write(c) { collected.push(c); } }))
+    .then(() => digest(collected[0] ?? new Uint8Array(0)), (e) => errorInfo(e));
+  // CompressionStream where the runtime has it (edge-runtime does not): a native pair either way.
+  const hasGzip = typeof CompressionStream === "function";
+  const native1 = hasGzip ? new CompressionStream("gzip") : new Native.TransformStream();
+  const native2 = hasGzip ? new DecompressionStream("gzip") : new Native.TransformStream();
+  const throughNative = (edge.ReadableStream.from([bytes]) as edge.ReadableStream<Bytes>)
+    .pipeThrough(native1 as never)
+    .pipeThrough(native2 as never);
+  const oursThroughNative = await bytesOf(throughNative as never).then((b) => digest(b), (e) => errorInfo(e));
+  const responseBody = new Response("abc").body;
+  return json({
+    ReadableStream: both("ReadableStream"),
+    WritableStream: both("WritableStream"),
+    TransformStream: both("TransformStream"),
+    responseBodyIsOurs: isOurs(responseBody),
+    responseBodyIsGlobal: responseBody instanceof G["ReadableStream"]!,
+    requestBodyIsOurs: isOurs(request.body),
+    readerIsGlobal: new Response("abc").body!.getReader() instanceof G["ReadableStreamDefaultReader"]!,
+    expected: digest(bytes),
+    nativeThroughOurs,
+    blobThroughOurs,
+    nativeToOurs,
+    oursThroughNative,
+    nativePair: hasGzip ? "CompressionStream + DecompressionStream" : "TransformStream",
+  });
+}
+
+async function toNative(url: URL): Promise<Response> {
+  const which = url.searchParams.get("case") ?? "backpressure";
+  if (which === "backpressure") {
+    let pulls = 0;
+    const ours = new edge.ReadableStream<Bytes>({
+      pull(c) {
+        pulls++;
+        if (pulls > 10_000) c.close();
+        else c.enqueue(chunkAt(pulls, 1024) as Bytes);
+      },
+    });
+    const native = edge.toNativeReadableStream(ours) as Stream;
+    const reader = native.getReader();
+    await reader.read();
+    await sleep(30);
+    const afterOne = pulls;
+    await reader.read();
+    await reader.read();
+    await sleep(30);
+    const afterThree = pulls;
+    await reader.cancel();
+    return json({
+      isNative: native instanceof Native.ReadableStream && !isOurs(native),
+      afterOne,
+      afterThree,
+    });
+  }
+  if (which === "cancel") {
+    let reason: unknown;
+    let cancels = 0;
+    const ours = new edge.ReadableStream<Bytes>({
+      pull(c) {
+        c.enqueue(new Uint8Array(8) as Bytes);
+      },
+      cancel(r) {
+        cancels++;
+        reason = r;
+      },
+    });
+    const native = edge.toNativeReadableStream(ours) as Stream;
+    const reader = native.getReader();
+    await reader.read();
+    const sent = new Error("stop here");
+    await reader.cancel(sent);
+    await sleep(10);
+    return json({ cancels, sameReason: reason === sent, reason: errorInfo(reason), oursState: edge.readableStreamState(ours)?.state });
+  }
+  if (which === "error") {
+    const sent = new RangeError("source failed");
+    let pulls = 0;
+    const ours = new edge.ReadableStream<Bytes>({
+      pull(c) {
+        if (++pulls === 1) c.enqueue(new Uint8Array([7]) as Bytes);
+        else c.error(sent);
+      },
+    });
+    const reader = (edge.toNativeReadableStream(ours) as Stream).getReader();
+    const first = await reader.read();
+    let caught: unknown;
+    try {
+      for (;;) if ((await reader.read()).done) break;
+    } catch (e) {
+      caught = e;
+    }
+    return json({ first: Array.from(first.value ?? []), same: caught === sent, error: errorInfo(caught) });
+  }
+  if (which === "passthrough") {
+    const native = new Native.ReadableStream();
+    return json({ same: (edge.toNativeReadableStream(native as never) as unknown) === native });
+  }
+  if (which === "locked") {
+    const ours = new edge.ReadableStream<Bytes>();
+    ours.getReader();
+    try {
+      edge.toNativeReadableStream(ours);
+      return json({ threw: false });
+    } catch (e) {
+      return json({ threw: true, ...errorInfo(e) });
+    }
+  }
+  return json({ error: `unknown case ${which}` }, 400);
+}
+
+/** The worker's request handler. */
+export async function handle(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  try {
+    switch (url.pathname) {
+      case "/state": return state();
+      case "/patch": return patch();
+      case "/unpatch": return unpatch();
+      case "/patch-fail": return patchFail();
+      case "/out": return out(url);
+      case "/in": return inRoute(request, url);
+      case "/fetch": return await fetchRoute(url);
+      case "/clone-response": return await cloneResponse(url);
+      case "/clone-request": return await cloneRequest(request, url);
+      case "/bad-chunk": return await badChunk(url);
+      case "/bad-state": return await badState(url);
+      case "/instanceof": return await instanceOf(request);
+      case "/to-native": return await toNative(url);
+      default: return json({ error: `no route ${url.pathname}` }, 404);
+    }
+  } catch (e) {
+    return json({ thrown: errorInfo(e), stack: e instanceof Error ? e.stack : undefined }, 500);
+  }
+}

@@ -2,7 +2,7 @@
  * The patch step `deno-consumers` (DENO-CONSUME): `text()`, `arrayBuffer()`, `bytes()` and `json()` of a
  * `Response` or `Request` whose body is one of our streams, not yet touched, read our stream themselves
  * (a fused pipe into a byte collector) instead of reading the native bridge that `new Response(ours)`
- * made for Deno (DENO-BATCH). Deno reads a JavaScript stream for these methods one native read at a
+ * made for Deno (BODY-BATCH). Deno reads a JavaScript stream for these methods one native read at a
  * time; ours are read with no native call per chunk. The bridge is still locked and read once (its pull
  * closes it), so `bodyUsed`, `body` and a second consumer behave as after Deno's own method; the result,
  * and the error of a failing stream (by identity), are the same. Anything else goes to Deno's method.
@@ -12,8 +12,8 @@
 import { WritableStream } from "../../mod.ts";
 import type { PatchTransaction } from "../../core/interop/patch-transaction.ts";
 import { bodyBytes } from "../../core/interop/to-native.ts";
-import { type ClaimedBody, claimBatchedBody } from "./batched-body.ts";
-import { joinBytes } from "./join-bytes.ts";
+import { type ClaimedBody, claimBatchedBody } from "../../core/interop/batched-body.ts";
+import { joinBytes } from "../../core/interop/join-bytes.ts";
 
 /** The body getters of Deno's `Response` and `Request`, captured before any patch replaces them. */
 const NATIVE_BODY_GETTERS = new Map<string, (this: object) => unknown>();

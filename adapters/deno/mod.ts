@@ -22,7 +22,7 @@ import type {
 import { createGlobalPatch } from "../../core/interop/global-patch.ts";
 import { runtimeMismatch } from "../../core/interop/runtime.ts";
 import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
-import { batchedBody } from "./batched-body.ts";
+import { batchedBody } from "../../core/interop/batched-body.ts";
 import { patchDenoConsumers } from "./consumers.ts";
 import { openResourceReader } from "./resource-reader.ts";
 import { shellHooks } from "../../core/interop/native-shells.ts";

@@ -1,17 +1,17 @@
 /**
- * Deno's body bridge for our streams (DENO-BATCH): a native stream whose first pull starts a fused pipe
- * from ours into a small byte buffer, and whose every pull takes all the bytes buffered so far as one
- * chunk. Deno's consumers of a JavaScript stream (`Deno.serve` writing a response, `fetch` uploading a
- * request body) pay an async op per chunk they read; while one op is in flight, our pipe keeps filling
- * the buffer, so the next read carries every chunk produced meanwhile. A pull that finds the buffer
- * empty is answered by the very next chunk (nothing waits for a batch to fill), and the buffer holds at
- * most `BATCH_BYTES` before the pipe waits for the consumer: backpressure holds. Measured in
- * `rt-serve-3` (README, Deno).
+ * A batching body bridge for our streams (BODY-BATCH), for runtimes whose consumers of a JavaScript body
+ * stream pay a native call per chunk (Deno's ops, workerd's C++ stream reads): a native stream whose
+ * first pull starts a fused pipe from ours into a small byte buffer, and whose every pull takes all the
+ * bytes buffered so far as one chunk. While the consumer's read is in flight, our pipe keeps filling the
+ * buffer, so the next read carries every chunk produced meanwhile. A pull that finds the buffer empty is
+ * answered by the very next chunk (nothing waits for a batch to fill), and the buffer holds at most
+ * `BATCH_BYTES` before the pipe waits for the consumer: backpressure holds. Used as `bodyBridge` by the
+ * Deno and edge adapters; measured in `rt-serve-3` (README, Deno) and `route-3` (README, Edge).
  * @module
  */
 import { type ReadableStream, WritableStream } from "../../mod.ts";
-import { Native, noop } from "../../core/interop/natives.ts";
-import { bodyBytes } from "../../core/interop/to-native.ts";
+import { Native, noop } from "./natives.ts";
+import { bodyBytes } from "./to-native.ts";
 import { joinBytes } from "./join-bytes.ts";
 
 /** The most bytes the bridge buffers ahead of the native consumer before our pipe waits. */

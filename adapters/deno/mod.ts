@@ -23,7 +23,7 @@ import { createGlobalPatch } from "../../core/interop/global-patch.ts";
 import { runtimeMismatch } from "../../core/interop/runtime.ts";
 import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
 import { batchedBody } from "../../core/interop/batched-body.ts";
-import { patchDenoConsumers } from "./consumers.ts";
+import { patchBodyConsumers } from "../../core/interop/body-consumers.ts";
 import { openResourceReader } from "./resource-reader.ts";
 import { shellHooks } from "../../core/interop/native-shells.ts";
 
@@ -52,7 +52,7 @@ const globalPatch = createGlobalPatch({
   checkRuntime: () => runtimeMismatch("Deno", onDeno()),
   bodyBridge: batchedBody,
   after: [
-    { name: "deno-consumers", run: patchDenoConsumers },
+    { name: "deno-consumers", run: patchBodyConsumers },
     { name: "deno-resource-reads", run: (tx) => tx.defineValue(shellHooks, "openReader", openResourceReader) },
   ],
 });

@@ -8,7 +8,7 @@
 import * as api from "../../mod.ts";
 import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, RuntimeName, UnpatchGlobalWebStreams } from "./adapter.ts";
 import { bodyShellOf, followNativeLock, readableShell, takeBodyForPipe, writableShell } from "./native-shells.ts";
-import { isInstance, isNativeReadable, isNativeWritable, isOurReadable, isOurWritable, Native } from "./natives.ts";
+import { isInstance, isNativeReadable, isNativeWritable, isOurReadable, isOurWritable, Native, ownerOf } from "./natives.ts";
 import { PatchTransaction } from "./patch-transaction.ts";
 import { type BodyBridge, toNativeBody } from "./to-native.ts";
 
@@ -248,8 +248,7 @@ export function patchBodyGetters(tx: PatchTransaction): void {
   const done: object[] = [];
   for (const name of ["Response", "Request"]) {
     // The getter may be inherited: workerd defines it once, on the Body.prototype both classes extend.
-    let proto = (global()[name] as { prototype?: object } | undefined)?.prototype;
-    while (proto && !Object.getOwnPropertyDescriptor(proto, "body")) proto = Object.getPrototypeOf(proto) as object | undefined;
+    const proto = ownerOf((global()[name] as { prototype?: object } | undefined)?.prototype, "body");
     if (!proto || done.includes(proto)) continue;
     done.push(proto);
     const original = Object.getOwnPropertyDescriptor(proto, "body");

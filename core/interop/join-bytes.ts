@@ -1,5 +1,5 @@
 /**
- * Joins byte chunks into one new buffer (shared by BODY-BATCH and DENO-CONSUME).
+ * Joins byte chunks into one new buffer (shared by BODY-BATCH and BODY-CONSUME).
  * @module
  */
 

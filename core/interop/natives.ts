@@ -55,5 +55,12 @@ export function isNativeWritable(value: unknown): value is globalThis.WritableSt
   return !isOurWritable(value) && brand(writableLocked, value);
 }
 
+/** The object on `proto`'s prototype chain (itself included) that has `key` as an own property. */
+export function ownerOf(proto: object | undefined, key: PropertyKey): object | undefined {
+  let o: object | null | undefined = proto;
+  while (o && !Object.getOwnPropertyDescriptor(o, key)) o = Object.getPrototypeOf(o) as object | null;
+  return o ?? undefined;
+}
+
 /** Does nothing; marks promises as handled. */
 export function noop(): void {}

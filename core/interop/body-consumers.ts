@@ -1,0 +1,89 @@
+/**
+ * A patch step (BODY-CONSUME; the Deno adapter's `deno-consumers`, the edge adapter's `edge-consumers`):
+ * `text()`, `arrayBuffer()`, `bytes()` and `json()` of a `Response` or `Request` whose body is one of our
+ * streams, not yet touched, read our stream themselves (a fused pipe into a byte collector) instead of
+ * reading the native bridge that `new Response(ours)` made (BODY-BATCH). Deno and workerd read a
+ * JavaScript stream for these methods one native read at a time; ours are read with no native call per
+ * chunk. The bridge is still locked and read once (its pull closes it), so `bodyUsed`, `body` and a second
+ * consumer behave as after the runtime's own method; the result, and the error of a failing stream (by
+ * identity), are the same. Anything else goes to the runtime's method. Measured in `rt-response-text`
+ * (README, Deno) and `response-text` (README, Edge).
+ * @module
+ */
+import { WritableStream } from "../../mod.ts";
+import { type ClaimedBody, claimBatchedBody } from "./batched-body.ts";
+import { joinBytes } from "./join-bytes.ts";
+import { ownerOf } from "./natives.ts";
+import type { PatchTransaction } from "./patch-transaction.ts";
+import { bodyBytes } from "./to-native.ts";
+
+/**
+ * The body getters of `Response` and `Request`, captured before any patch replaces them, with the
+ * prototypes the methods are looked up from (workerd defines the getter and the methods once, on the
+ * Body.prototype both classes extend; Deno on each class).
+ */
+const NATIVE_BODY_GETTERS = new Map<object, (this: object) => unknown>();
+for (const name of ["Response", "Request"]) {
+  const proto = (globalThis as unknown as Record<string, { prototype?: object } | undefined>)[name]?.prototype;
+  const owner = ownerOf(proto, "body");
+  const get = owner === undefined ? undefined : Object.getOwnPropertyDescriptor(owner, "body")?.get;
+  if (get !== undefined) NATIVE_BODY_GETTERS.set(proto!, get as (this: object) => unknown);
+}
+
+/** What each method makes of the body's bytes. */
+const CONVERSIONS: Record<string, (bytes: Uint8Array<ArrayBuffer>) => unknown> = {
+  text: (bytes) => new TextDecoder().decode(bytes),
+  arrayBuffer: (bytes) => bytes.buffer,
+  bytes: (bytes) => bytes,
+  json: (bytes) => JSON.parse(new TextDecoder().decode(bytes)) as unknown,
+};
+
+/** Every byte of the claimed stream, in one new buffer. */
+async function collect({ stream, context }: ClaimedBody): Promise<Uint8Array<ArrayBuffer>> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  await stream.pipeTo(
+    new WritableStream<unknown>({
+      write(chunk) {
+        const bytes = bodyBytes(chunk, context);
+        parts.push(bytes);
+        size += bytes.byteLength;
+      },
+    }),
+  );
+  return joinBytes(parts, size);
+}
+
+type Method = (this: object, ...args: unknown[]) => Promise<unknown>;
+
+/**
+ * Replaces the methods where they are defined (`Response.prototype` and `Request.prototype` in Deno, the
+ * shared Body.prototype in workerd, each once).
+ */
+export function patchBodyConsumers(tx: PatchTransaction): void {
+  const done: object[] = [];
+  for (const [proto, getBody] of NATIVE_BODY_GETTERS) {
+    for (const [method, convert] of Object.entries(CONVERSIONS)) {
+      const owner = ownerOf(proto, method) as Record<string, unknown> | undefined;
+      const original = owner?.[method] as Method | undefined;
+      if (owner === undefined || typeof original !== "function" || done.includes(original)) continue;
+      done.push(original);
+      const replacement = {
+        [method](this: object, ...args: unknown[]): Promise<unknown> {
+          let body: unknown;
+          try {
+            body = getBody.call(this);
+          } catch {
+            return original.apply(this, args);
+          }
+          const claim = claimBatchedBody(body);
+          if (claim === undefined) return original.apply(this, args);
+          // Lock and disturb the bridge as the runtime's method would (its pull just closes it).
+          void (body as globalThis.ReadableStream).getReader().read();
+          return collect(claim).then(convert);
+        },
+      }[method]!;
+      tx.defineValue(owner, method, replacement);
+    }
+  }
+}

@@ -31,7 +31,7 @@ const CLASSES_LABEL = "only ReadableStream, WritableStream, TransformStream";
  * EDGE_GZIP_TARGET.
  */
 export const GZIP_BUDGETS: Readonly<Record<string, number>> = {
-  [ALL_LABEL]: 23_200,
+  [ALL_LABEL]: 23_936,
   [CLASSES_LABEL]: 18_800,
 };
 /** Issue 19's goal for the whole edge entry (gzip bytes), printed next to the budget. */

@@ -30,6 +30,8 @@ import type {
   UnpatchGlobalWebStreams,
 } from "../../core/interop/adapter.ts";
 import { createGlobalPatch, type GlobalPatch } from "../../core/interop/global-patch.ts";
+import { batchedBody } from "../../core/interop/batched-body.ts";
+import { patchBodyConsumers } from "../../core/interop/body-consumers.ts";
 import { runtimeMismatch } from "../../core/interop/runtime.ts";
 import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
 import { onEdgeRuntime } from "./runtime.ts";
@@ -50,6 +52,10 @@ function patcher(): GlobalPatch {
   return (globalPatch ??= createGlobalPatch({
     runtime: "edge",
     checkRuntime: () => runtimeMismatch("workerd and edge-light", onEdgeRuntime()),
+    // BODY-BATCH: workerd reads a JavaScript body stream with a C++ call per chunk; batches cut them down.
+    bodyBridge: batchedBody,
+    // BODY-CONSUME: text()/arrayBuffer()/bytes()/json() of a body of ours read it without the bridge.
+    after: [{ name: "edge-consumers", run: patchBodyConsumers }],
   }));
 }
 
@@ -59,7 +65,8 @@ function patcher(): GlobalPatch {
  * body, one native read per chunk), native streams pipe into ours and ours into native ones
  * (`CompressionStream` & co. stay native), and our streams are accepted by `new Response()`,
  * `new Request()` and `fetch()`: they are handed over as native streams of byte chunks, the one kind of
- * stream workerd reads on every compatibility date. A chunk that is not an ArrayBuffer or ArrayBufferView
+ * stream workerd reads on every compatibility date, each chunk carrying every byte our stream produced
+ * while the runtime's previous read was in flight (BODY-BATCH). A chunk that is not an ArrayBuffer or ArrayBufferView
  * errors the body with a TypeError naming what was found.
  *
  * Anywhere else (a browser, Node.js, Deno, Bun) it throws a TypeError at once and changes nothing: Node.js,

@@ -320,6 +320,18 @@ for (const t of TARGETS) {
     assert.is(r.oursThroughNative, r.expected, `ours through native ${r.nativePair}`);
   });
 
+  test("patched: text(), arrayBuffer(), bytes(), json() of new Response(ours): value, bodyUsed, a second call as native", async () => {
+    const r = await getJson(t, "/consume");
+    const methods = Object.keys(r.methods);
+    assert.ok(methods.includes("text") && methods.includes("arrayBuffer") && methods.includes("json"), methods.join());
+    for (const method of methods) {
+      const { ours, native } = r.methods[method];
+      assert.equal(ours, native, method);
+      assert.is(ours.used, true, method);
+    }
+    assert.is(r.methods.text.ours.asText, r.expected);
+  });
+
   test("patched: a chunk that is not a BufferSource ends the body with a TypeError naming it", async () => {
     for (const [kind, word] of Object.entries(BAD_KINDS)) {
       const r = await getJson(t, `/bad-chunk?via=patch&kind=${kind}&where=text`);

@@ -16,6 +16,7 @@
  *   /clone-request [n, size] (POST)  request.clone() and new Request(url, { body: ours }).clone()
  *   /bad-chunk [kind, where, via] a chunk that is not a BufferSource, read here or streamed back
  *   /bad-state [state, target]    a locked or disturbed stream given to Response / Request / fetch
+ *   /consume                      text() / arrayBuffer() / bytes() / json() of new Response(ours) vs native
  *   /instanceof                   instanceof both ways, bodies, pipes between native and ours
  *   /to-native [case]             toNativeReadableStream(): backpressure, cancel, errors
  *
@@ -254,6 +255,35 @@ async function badChunk(url: URL): Promise<Response> {
   return json({ ours: await outcome(ours), native: await outcome(make(Native.ReadableStream)) });
 }
 
+/**
+ * `text()`, `arrayBuffer()`, `bytes()`, `json()` of `new Response(stream)` for our stream and for a native
+ * one with the same chunks: the value (as text), `bodyUsed` after, and what a second call does.
+ */
+async function consume(): Promise<Response> {
+  const text = '{"greeting":"hello","n":[1,2,3]}';
+  const pieces = [text.slice(0, 7), text.slice(7, 20), text.slice(20)].map((p) => new TextEncoder().encode(p));
+  const outcome = async (RS: new (source: UnderlyingDefaultSource<Uint8Array>) => unknown, method: string) => {
+    const r = new Response(new RS({ start(c) { for (const p of pieces) c.enqueue(p.slice()); c.close(); } }) as Stream);
+    const call = (): Promise<unknown> => (r as unknown as Record<string, () => Promise<unknown>>)[method]!.call(r);
+    const value = await call();
+    const asText = typeof value === "string" ? value
+      : value instanceof ArrayBuffer || ArrayBuffer.isView(value) ? new TextDecoder().decode(value as ArrayBuffer)
+      : JSON.stringify(value);
+    const used = r.bodyUsed;
+    const again = await call().then(() => "resolved", (e) => `${errorInfo(e).name}`);
+    return { asText, used, again };
+  };
+  const out: Record<string, unknown> = {};
+  for (const method of ["text", "arrayBuffer", "bytes", "json"]) {
+    if (typeof (Native.Response.prototype as unknown as Record<string, unknown>)[method] !== "function") continue;
+    out[method] = {
+      ours: await outcome(edge.ReadableStream as never, method),
+      native: await outcome(Native.ReadableStream as never, method),
+    };
+  }
+  return json({ expected: text, methods: out });
+}
+
 const HANG = Symbol("hang");
 
 /** What happens to a locked or disturbed stream handed to the runtime: thrown at once, or when read. */
@@ -448,6 +478,7 @@ export async function handle(request: Request): Promise<Response> {
       case "/clone-request": return await cloneRequest(request, url);
       case "/bad-chunk": return await badChunk(url);
       case "/bad-state": return await badState(url);
+      case "/consume": return await consume();
       case "/instanceof": return await instanceOf(request);
       case "/to-native": return await toNative(url);
       default: return json({ error: `no route ${url.pathname}` }, 404);

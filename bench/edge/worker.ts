@@ -1,0 +1,171 @@
+/**
+ * The workerd benchmark worker (bench/edge/run.ts bundles it with the edge entry and runs it in miniflare).
+ * One script, three roles, chosen by the route:
+ *
+ *   /prepare [scenario, iters, n]      (bench) makes fresh source chunks for the next /run, untimed
+ *   /run [scenario, impl, iters, n]    (bench) runs `iters` iterations of a scenario; the harness times the
+ *                                      whole request. impl "ours": the edge adapter's global patch is put on
+ *                                      for the request and taken off after it; "native": no patch
+ *   /source [n]                        (source) a body of n 1 KiB chunks from a native stream, for fetch()
+ *   /app [n]                           (app) a route: a stream of n chunks through 3 transforms returned
+ *                                      as the response body, with the global classes; in the app worker
+ *                                      whose IMPL binding is "ours" the patch is on (from its first request)
+ *
+ * Scenarios (1 KiB chunks, `n` per iteration; every iteration checks its byte count and checksum):
+ *   response-forward  new Response(native byte stream).body → 1 transform → WritableStream
+ *   fetch-3           fetch() (to the source worker) → 3 transforms → WritableStream
+ *   response-text     new Response(new ReadableStream(…)).text()
+ *   route-3           the app worker's route streams 3 transforms; read here with arrayBuffer()
+ * @module
+ */
+import * as edge from "../../adapters/edge/mod.ts";
+import { type Data, freshChunks, makeData } from "../lib/catalog.ts";
+import { Tally } from "../lib/tally.ts";
+
+type Bytes = Uint8Array<ArrayBuffer>;
+
+/** What a worker's env holds (bindings set by bench/edge/run.ts). */
+interface Env {
+  IMPL?: string;
+  APP_OURS?: { fetch(url: string): Promise<Response> };
+  APP_NATIVE?: { fetch(url: string): Promise<Response> };
+}
+
+const NativeRS = globalThis.ReadableStream;
+const SIZE = 1024;
+
+function data(n: number): Data {
+  return makeData(n * SIZE, SIZE);
+}
+
+/** Chunks prepared by /prepare for the next /run, one array per iteration. */
+let prepared: Bytes[][] = [];
+
+function identity(): TransformStream<Bytes, Bytes> {
+  return new TransformStream<Bytes, Bytes>({
+    transform(chunk, controller) {
+      controller.enqueue(chunk);
+    },
+  });
+}
+
+function sink(tally: Tally): WritableStream<Bytes> {
+  return new WritableStream<Bytes>({
+    write(chunk) {
+      tally.add(chunk);
+    },
+  });
+}
+
+/** A pull source over `chunks` with the global class (ours while patched). */
+function globalSource(chunks: readonly Bytes[]): ReadableStream<Bytes> {
+  let i = 0;
+  return new ReadableStream<Bytes>({
+    pull(c) {
+      if (i === chunks.length) c.close();
+      else c.enqueue(chunks[i++]!);
+    },
+  });
+}
+
+async function iteration(scenario: string, impl: string, n: number, fresh: Bytes[] | undefined, env: Env, origin: string): Promise<void> {
+  const d = data(n);
+  const tally = new Tally();
+  if (scenario === "response-forward") {
+    let i = 0;
+    const chunks = fresh!;
+    const native = new NativeRS({
+      type: "bytes",
+      pull(c) {
+        if (i === chunks.length) {
+          c.close();
+          c.byobRequest?.respond(0);
+        } else c.enqueue(chunks[i++]!);
+      },
+    });
+    const body = new Response(native).body as ReadableStream<Bytes>;
+    await body.pipeThrough(identity()).pipeTo(sink(tally));
+  } else if (scenario === "fetch-3") {
+    const res = await fetch(`${origin}/source?n=${n}`);
+    await (res.body as ReadableStream<Bytes>).pipeThrough(identity()).pipeThrough(identity()).pipeThrough(identity()).pipeTo(sink(tally));
+  } else if (scenario === "response-text") {
+    tally.addAscii(await new Response(globalSource(d.chunks) as ReadableStream<Uint8Array>).text());
+  } else if (scenario === "route-3") {
+    const app = impl === "ours" ? env.APP_OURS : env.APP_NATIVE;
+    const res = await app!.fetch(`${origin}/app?n=${n}`);
+    tally.add(new Uint8Array(await res.arrayBuffer()));
+  } else {
+    throw new Error(`unknown scenario ${scenario}`);
+  }
+  tally.check(d.expect, `${scenario} (${impl})`);
+}
+
+let appPatched = false;
+
+async function handle(request: Request, env: Env): Promise<Response> {
+  const url = new URL(request.url);
+  const q = (name: string, fallback: string): string => url.searchParams.get(name) ?? fallback;
+  const n = Number(q("n", "1024"));
+  switch (url.pathname) {
+    case "/prepare": {
+      const iters = Number(q("iters", "1"));
+      prepared = q("scenario", "") === "response-forward" ? Array.from({ length: iters }, () => freshChunks(data(n))) : [];
+      return new Response("ok");
+    }
+    case "/run": {
+      const scenario = q("scenario", "");
+      const impl = q("impl", "native");
+      const iters = Number(q("iters", "1"));
+      // route-3 measures the app worker's patch; the client side here stays native for both.
+      const patch = impl === "ours" && scenario !== "route-3";
+      if (patch) edge.patchGlobalWebStreams();
+      try {
+        for (let k = 0; k < iters; k++) await iteration(scenario, impl, n, prepared[k], env, url.origin);
+      } finally {
+        if (patch) edge.unpatchGlobalWebStreams();
+      }
+      prepared = [];
+      return new Response(JSON.stringify({ iters, bytes: iters * data(n).bytes }));
+    }
+    case "/patch-cost": {
+      const times = Number(q("times", "100"));
+      for (let k = 0; k < times; k++) {
+        edge.patchGlobalWebStreams();
+        edge.unpatchGlobalWebStreams();
+      }
+      return new Response("ok");
+    }
+    case "/source": {
+      const chunks = data(n).chunks;
+      let i = 0;
+      return new Response(
+        new NativeRS<Bytes>({
+          pull(c) {
+            if (i === chunks.length) c.close();
+            else c.enqueue(chunks[i++]!.slice());
+          },
+        }),
+      );
+    }
+    case "/app": {
+      if (env.IMPL === "ours" && !appPatched) {
+        edge.patchGlobalWebStreams();
+        appPatched = true;
+      }
+      const body = globalSource(data(n).chunks).pipeThrough(identity()).pipeThrough(identity()).pipeThrough(identity());
+      return new Response(body as ReadableStream<Uint8Array>);
+    }
+    default:
+      return new Response(`no route ${url.pathname}`, { status: 404 });
+  }
+}
+
+export default {
+  async fetch(request: Request, env: Env): Promise<Response> {
+    try {
+      return await handle(request, env);
+    } catch (e) {
+      return new Response(e instanceof Error ? (e.stack ?? e.message) : String(e), { status: 500 });
+    }
+  },
+};

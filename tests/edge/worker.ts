@@ -26,6 +26,7 @@
  * @module
  */
 import * as edge from "../../adapters/edge/mod.ts";
+import { joinBytes } from "../../core/interop/join-bytes.ts";
 import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "./snapshot.ts";
 
@@ -114,13 +115,7 @@ async function bytesOf(body: Stream | edge.ReadableStream<Bytes> | null): Promis
     parts.push(chunk);
     length += chunk.byteLength;
   }
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  return joinBytes(parts, length);
 }
 
 function isOurs(x: unknown): boolean {

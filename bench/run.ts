@@ -157,6 +157,8 @@ async function bundleForNode20(): Promise<string> {
       "scenarios/node": join(ROOT, "bench", "scenarios", "node.ts"),
       "scenarios/node-adapter": join(ROOT, "bench", "scenarios", "node-adapter.ts"),
       "scenarios/runtime-adapter": join(ROOT, "bench", "scenarios", "runtime-adapter.ts"),
+      "scenarios/batched": join(ROOT, "bench", "scenarios", "batched.ts"),
+      "scenarios/iter": join(ROOT, "bench", "scenarios", "iter.ts"),
     },
     outdir,
     bundle: true,
@@ -170,7 +172,7 @@ async function bundleForNode20(): Promise<string> {
   return join(outdir, "worker.mjs");
 }
 
-async function launch(runtime: RuntimeKey): Promise<Launch> {
+async function launch(runtime: RuntimeKey, impls: readonly string[]): Promise<Launch> {
   const worker = join(ROOT, "bench", "worker.ts");
   const oursTs = pathToFileURL(join(ROOT, "mod.ts")).href;
   const bin = (...parts: string[]) => {
@@ -179,8 +181,11 @@ async function launch(runtime: RuntimeKey): Promise<Launch> {
     return path;
   };
   switch (runtime) {
-    case "node26":
-      return { command: bin(".bin", "node"), args: ["--expose-gc", worker], oursUrl: oursTs, ext: ".ts", notes: [] };
+    case "node26": {
+      // node:stream/iter (the `iter` reference rows) is behind a flag; only given when iter is selected
+      const flags = impls.includes("iter") ? ["--expose-gc", "--experimental-stream-iter"] : ["--expose-gc"];
+      return { command: bin(".bin", "node"), args: [...flags, worker], oursUrl: oursTs, ext: ".ts", notes: [] };
+    }
     case "node22":
       return { command: bin("node22", "bin", "node"), args: ["--expose-gc", worker], oursUrl: oursTs, ext: ".ts", notes: [] };
     case "deno":
@@ -341,7 +346,7 @@ async function runRuntime(runtime: RuntimeKey, options: Options, ids: string[]):
   const run: RuntimeRun = { runtime, command: [], scenarios: [], exitCode: null, signal: null, problems: [] };
   let l: Launch;
   try {
-    l = await launch(runtime);
+    l = await launch(runtime, options.impls);
   } catch (error) {
     run.problems.push(`cannot start ${runtime}: ${error instanceof Error ? error.message : String(error)}`);
     console.log(`\n=== ${runtime}: ${run.problems[0]} ===`);

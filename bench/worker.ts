@@ -23,6 +23,8 @@ import type { Bench, WebImpl } from "./scenarios/web.ts";
 import { buildFloor } from "./scenarios/floors.ts";
 
 type WebModule = typeof import("./scenarios/web.ts");
+type BatchedModule = typeof import("./scenarios/batched.ts");
+type IterModule = typeof import("./scenarios/iter.ts");
 type NodeModule = typeof import("./scenarios/node.ts");
 type AdapterModule = typeof import("./scenarios/node-adapter.ts");
 type RuntimeBenches = import("./scenarios/runtime-adapter.ts").RuntimeBenches;
@@ -45,6 +47,12 @@ interface Impl {
   adapterModule?: AdapterModule;
   /** this implementation's Deno and Bun adapter scenarios (scenarios/runtime-adapter.ts) */
   runtimeBenches?: RuntimeBenches;
+  /** this implementation's own instance of scenarios/batched.ts (group 13), and what it needs */
+  batchedModule?: BatchedModule;
+  extras?: import("./scenarios/batched.ts").BatchedExtras;
+  lineStream?: import("./scenarios/batched.ts").LineStreamClass;
+  /** the `iter` implementation: node:stream/iter and the scenarios over it */
+  iter?: { module: IterModule; api: import("./scenarios/iter.ts").StreamIter };
   /** why it takes no part on this runtime */
   skipped?: string;
 }
@@ -137,6 +145,14 @@ for (const name of config.impls) {
           WritableStream: ours["WritableStream"],
           TransformStream: ours["TransformStream"],
         } as WebImpl;
+        if (typeof ours["batches"] === "function") {
+          impl.extras = {
+            batches: ours["batches"],
+            bytes: ours["bytes"],
+            text: ours["text"],
+            TextLineStream: ours["TextLineStream"],
+          } as import("./scenarios/batched.ts").BatchedExtras;
+        }
         if (typeof impl.web.ReadableStream !== "function") throw new Error(`${config.oursUrl} exports no ReadableStream`);
         break;
       }
@@ -153,6 +169,22 @@ for (const name of config.impls) {
         } as WebImpl;
         break;
       }
+      case "iter": {
+        if (isDeno || isBun) {
+          impl.skipped = "Node 26 only (node:stream/iter)";
+          break;
+        }
+        let api: import("./scenarios/iter.ts").StreamIter;
+        try {
+          api = (await import("node:stream/iter" as string)) as import("./scenarios/iter.ts").StreamIter;
+        } catch {
+          impl.skipped = "node:stream/iter is not available (Node 26 with --experimental-stream-iter)";
+          break;
+        }
+        const module = (await import(new URL(`./scenarios/iter${config.ext}`, import.meta.url).href)) as IterModule;
+        impl.iter = { module, api };
+        break;
+      }
       case "node":
         // a URL, not a template literal: esbuild (the Node 20 bundle) would try to resolve the latter itself
         nodeModule ??= (await import(new URL(`./scenarios/node${config.ext}`, import.meta.url).href)) as NodeModule;
@@ -162,6 +194,18 @@ for (const name of config.impls) {
         throw new Error(`unknown implementation ${name}`);
     }
     if (impl.web) impl.webModule = await webModuleFor(name);
+    if (impl.web && config.scenarios.some((id) => SCENARIOS.find((s) => s.id === id)?.group === 13)) {
+      const url = new URL(`./scenarios/batched${config.ext}?impl=${name}`, import.meta.url);
+      impl.batchedModule = (await import(url.href)) as BatchedModule;
+      if ((name === "native" || name === "control") && config.scenarios.includes("text-lines")) {
+        try {
+          type LineModule = { default?: import("./scenarios/batched.ts").LineStreamClass };
+          impl.lineStream = ((await import("textlinestream" as string)) as LineModule).default; // its only export
+        } catch (error) {
+          notes.push(`${name}: text-lines without a reference (textlinestream failed to load: ${describe(error)})`);
+        }
+      }
+    }
     if (impl.web && name !== "control" && config.scenarios.some((id) => id.startsWith("node-"))) {
       const url = new URL(`./scenarios/node-adapter${config.ext}?impl=${name}`, import.meta.url);
       impl.adapterModule = (await import(url.href)) as AdapterModule;
@@ -202,6 +246,15 @@ function buildFor(impl: Impl, scenario: Scenario, data: Data): Runnable | undefi
   if (scenario.group === 10) return impl.adapterModule?.build(scenario.id, data, NATIVE.ReadableStream);
   if (scenario.group === 12) return impl.runtimeBenches?.build(scenario.id, data, NATIVE.ReadableStream);
   if (scenario.group === 11) return impl.name === "native" ? buildFloor(scenario.id, data) : undefined;
+  if (scenario.group === 13) {
+    if (impl.iter) return impl.iter.module.build(scenario.id, data, impl.iter.api);
+    if (impl.batchedModule && impl.web) {
+      return impl.batchedModule.build(scenario.id, impl.web, data, impl.extras, impl.lineStream);
+    }
+    if (impl.nodeModule) return impl.nodeModule.build(scenario.id, data);
+    return undefined;
+  }
+  if (impl.iter) return undefined;
   if (impl.webModule && impl.web) {
     const bench: Bench | undefined = impl.webModule.build(scenario.id, impl.web, data, SHARED);
     return bench;

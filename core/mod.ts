@@ -56,3 +56,36 @@ export {
   type WritableStreamStateView,
 } from "./stream-state.ts";
 export { ReadableStreamTeeInPlace as teeReadableStreamInPlace } from "./readable/readable-stream.ts";
+// Consumers, batched reads and helpers (issue 18): one module per API, tree-shaken when unused.
+export { arrayBuffer } from "./consumers/array-buffer.ts";
+export { batches } from "./consumers/batches.ts";
+export { blob, type BlobOptions } from "./consumers/blob.ts";
+export { bytes } from "./consumers/bytes.ts";
+export { json } from "./consumers/json.ts";
+export { readMany } from "./consumers/read-many.ts";
+export { text } from "./consumers/text.ts";
+export type {
+  AnyReadableStream,
+  AnyReadableStreamDefaultReader,
+  BatchesOptions,
+  ReadableStreamBatchIterator,
+  ReadManyResult,
+} from "./consumers/types.ts";
+export { concatReadableStreams } from "./helpers/concat.ts";
+export { mergeReadableStreams } from "./helpers/merge.ts";
+export { TextLineStream, type TextLineStreamConstructor, type TextLineStreamOptions } from "./helpers/text-line-stream.ts";
+// For the runtime adapters, which reach the core only through this module: batched reading of any
+// ReadableStream (core/consumers/read-batch.ts) and the description of a bad value in error messages.
+export {
+  acquireBatchReader,
+  type Batch,
+  type BatchAnswer,
+  BATCH_DONE,
+  type BatchReader,
+  batchReaderOf,
+  type DefaultReaderLike,
+  isBatchPromise,
+  isTransformReadable,
+  type ReadableStreamLike,
+} from "./consumers/read-batch.ts";
+export { describeValue } from "./shared/describe.ts";

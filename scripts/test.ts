@@ -14,12 +14,15 @@
  *                     then scripts/package-test.ts from one `npm pack`: file list, attw --profile strict,
  *                     publint, offline install into an empty project, consumer type checks (one per setup),
  *                     tests/package/consumer.mjs on Node 20 (system, both load orders), 22, 26, Bun, Deno;
- *                     size budget (scripts/size.ts: the edge entry bundled by esbuild --bundle --minify, gzip)
+ *                     size budget (scripts/size.ts: the edge entry bundled by esbuild --bundle --minify, gzip);
+ *                     tree-shaking (scripts/check-treeshake.ts: a bundle of only the stream classes holds none
+ *                     of the consumers)
  *   7. WPT            only when WPT_DIR is set and tests/wpt/run.ts exists: run.ts --impl=ours per runtime
  *
  * Counting, for the last line "N passed, M failed": every uvu test in every runtime run counts once
  * (7 smoke tests x 5 runtimes = 35), and every other step counts once (typecheck x3, exports, build,
- * check-dist, deno publish, deno doc, each package step, size budget, and each WPT runtime run when WPT_DIR is set).
+ * check-dist, deno publish, deno doc, each package step, size budget, tree-shaking, and each WPT runtime run when
+ * WPT_DIR is set).
  * A uvu run that crashes before printing its totals counts as one failure; skipped tests count in
  * neither number. The exit code is non-zero when anything failed.
  *
@@ -38,6 +41,7 @@ import process from "node:process";
 import { build } from "./build.ts";
 import { checkExports } from "./check-exports.ts";
 import { checkSizeBudget } from "./size.ts";
+import { checkTreeShaking } from "./check-treeshake.ts";
 import {
   ADAPTERS,
   BIN,
@@ -415,6 +419,21 @@ for (const r of sourceRuns) {
     }
   });
   recordStep("size budget", ok, ms);
+}
+
+{
+  header("tree-shaking: only the stream classes, none of the consumers (scripts/check-treeshake.ts)", V.esbuild);
+  const [ok, ms] = await timed(async () => {
+    try {
+      const problems = await checkTreeShaking();
+      for (const p of problems) console.error(`  ${p}`);
+      return problems.length === 0;
+    } catch (err) {
+      console.error(errorText(err));
+      return false;
+    }
+  });
+  recordStep("tree-shaking", ok, ms);
 }
 
 // 7. WPT

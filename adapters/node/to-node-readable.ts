@@ -5,8 +5,15 @@
  */
 import { Readable } from "node:stream";
 import {
+  acquireBatchReader,
+  type Batch,
+  type BatchAnswer,
+  BATCH_DONE,
+  isBatchPromise,
+  isTransformReadable,
   type ReadableStream,
   type ReadableStreamDefaultReader,
+  type ReadableStreamLike,
   type ReadableStreamReadResult,
   WritableStream,
   type WritableStreamDefaultController,
@@ -45,7 +52,104 @@ export interface ReadSide {
  * @internal
  */
 export function createReadSide<R>(stream: ReadableStream<R>, node: () => Readable): ReadSide {
-  return isOurReadable(stream) ? pipedReadSide(stream, node) : readerReadSide(stream, node);
+  if (!isOurReadable(stream)) return readerReadSide(stream, node);
+  // The end of a chain of transforms is piped (fused end to end); any other stream is read in batches.
+  return isTransformReadable(stream) ? pipedReadSide(stream, node) : batchedReadSide(stream, node);
+}
+
+/** `destroy()`'s end: cancels the stream with `err` and calls back with `err`, or with the cancel's failure. */
+function cancelThenCall(
+  reader: { cancel(reason?: unknown): Promise<unknown> },
+  err: Error | null,
+  callback: (err?: Error | null) => void,
+): void {
+  reader.cancel(err ?? undefined).then(() => callback(err), (cancelError: unknown) => callback(err ?? (cancelError as Error)));
+}
+
+/** A chunk's length as a byte-mode Readable counts it (a string's length is close enough for a budget). */
+function chunkLength(chunk: unknown): number {
+  if (typeof chunk === "string") return chunk.length;
+  const length = (chunk as { byteLength?: unknown } | null)?.byteLength;
+  return typeof length === "number" ? length : 1;
+}
+
+/**
+ * The reading half over a fusestreams stream, read in batches (core/consumers/read-batch.ts): each wake of
+ * Node.js (`_read()`) pushes every chunk available, a whole batch, synchronously when chunks are queued; a
+ * batch is pushed whole even once `push()` returns `false` (it is already read), and the next one waits for
+ * the next `_read()`. A batch that waits collects a synchronous pull() chain's chunks only up to the Readable's
+ * high-water mark, so the Readable holds at most its high-water mark and one chunk, the stream its own.
+ */
+function batchedReadSide<R>(stream: ReadableStream<R>, node: () => Readable): ReadSide {
+  const reader = acquireBatchReader(stream as unknown as ReadableStreamLike<R>, "toNodeReadable()");
+  // Set when the stream closed or errored, or the Node.js stream was destroyed.
+  let ended = false;
+  let reading = false;
+  // What a waiting batch holds, in the Readable's units (bytes, or chunks in object mode): a batch read waits
+  // for more chunks of a synchronous pull() chain only while they fit under the Readable's high-water mark.
+  let held = 0;
+  const answer: BatchAnswer<Batch<R>> = {
+    chunks(batch) {
+      held = 0;
+      return batch as R[];
+    },
+    end: () => BATCH_DONE,
+    error() {},
+    hold(chunk) {
+      const readable = node();
+      held += readable.readableObjectMode ? 1 : chunkLength(chunk);
+      return readable.readableLength + held < readable.readableHighWaterMark;
+    },
+  };
+  /** Pushes `batch`; whether Node.js wants more. */
+  const push = (batch: R[]): boolean => {
+    const readable = node();
+    let more = true;
+    for (let i = 0; i < batch.length; i++) more = readable.push(batch[i]);
+    return more && !readable.destroyed;
+  };
+  const end = (): void => {
+    ended = true;
+    node().push(null);
+  };
+  const onBatch = (next: Batch<R>): void => {
+    reading = false;
+    if (ended) return;
+    if (next === BATCH_DONE) end();
+    else if (push(next)) pump();
+  };
+  const onError = (err: unknown): void => {
+    reading = false;
+    if (ended) return;
+    ended = true;
+    node().destroy(err as Error);
+  };
+  const pump = (): void => {
+    while (!reading && !ended) {
+      const next = reader.readAs(answer);
+      if (isBatchPromise(next)) {
+        reading = true;
+        next.then(onBatch, onError);
+        return;
+      }
+      if (next === BATCH_DONE) {
+        end();
+        return;
+      }
+      if (!push(next)) return;
+    }
+  };
+  return {
+    read: pump,
+    destroy(err, callback) {
+      if (ended) {
+        callback(err);
+        return;
+      }
+      ended = true;
+      cancelThenCall(reader, err, callback);
+    },
+  };
 }
 
 /**
@@ -166,8 +270,7 @@ function readerReadSide<R>(stream: ReadableStream<R>, node: () => Readable): Rea
         return;
       }
       ended = true;
-      const done = (): void => callback(err);
-      reader.cancel(err ?? undefined).then(done, (cancelError: unknown) => callback(err ?? (cancelError as Error)));
+      cancelThenCall(reader, err, callback);
     },
   };
 }

@@ -10,8 +10,12 @@ export const MESSAGE_PREFIX = "@@bench ";
 /** Environment variable carrying the JSON WorkerConfig. */
 export const CONFIG_ENV = "FUSESTREAMS_BENCH_CONFIG";
 
-/** The implementations, in default order. `control` is the native classes again (noise floor). */
-export const IMPLS: readonly string[] = ["ours", "native", "fast", "node", "control"];
+/**
+ * The implementations, in default order. `control` is the native classes again (noise floor); `iter` is Node 26's
+ * node:stream/iter, a reference row for the batched-read scenarios (group 13) only, not in the default selection
+ * (it needs --experimental-stream-iter, which would change Node's Readable for every other scenario too).
+ */
+export const IMPLS: readonly string[] = ["ours", "native", "fast", "node", "iter", "control"];
 
 /** Default --impl selection. */
 export const DEFAULT_IMPLS: readonly string[] = ["ours", "native", "fast", "node"];

@@ -9,6 +9,7 @@
  * @module
  */
 import { type Data, freshChunks } from "../lib/catalog.ts";
+import { pushInBursts } from "../lib/bursts.ts";
 import { Tally } from "../lib/tally.ts";
 
 interface Floor {
@@ -96,6 +97,74 @@ export function buildFloor(id: string, data: Data): Floor | undefined {
             tally.add(result.value);
           }
           tally.check(expect, "floor: byte read loop");
+        },
+      };
+    case "floor-batch-pull":
+      return {
+        note: "per chunk: the source's pull() (one array push) and its reaction job; per 64 chunks: resolve + await",
+        prepare: () => data.chunks,
+        async run(chunks) {
+          const tally = new Tally();
+          let i = 0;
+          let held: Uint8Array[] = [];
+          let wake!: (batch: Uint8Array[]) => void;
+          const pull = (): void => {
+            held.push(chunks[i++]!);
+          };
+          // the pull reaction job: it calls pull() again (the read loop's pull chain), answering every 64 chunks
+          const reaction = (): void => {
+            pull();
+            if (held.length === 64 || i === count) {
+              const batch = held;
+              held = [];
+              wake(batch);
+            }
+            if (i < count) queueJob(reaction);
+          };
+          const wait = (resolve: (batch: Uint8Array[]) => void): void => {
+            wake = resolve;
+          };
+          queueJob(reaction);
+          while (i < count || held.length > 0) {
+            const batch = await new Promise(wait);
+            for (let k = 0; k < batch.length; k++) tally.add(batch[k]!);
+          }
+          tally.check(expect, "floor: batch pull");
+        },
+      };
+    case "floor-batch-push":
+      return {
+        note: "per burst of 64: the producer's MessageChannel task (64 array pushes), one resolve + await",
+        prepare: () => data.chunks,
+        async run(chunks) {
+          const tally = new Tally();
+          let held: Uint8Array[] = [];
+          let wake: ((batch: Uint8Array[]) => void) | undefined;
+          // the producer's tasks; at the end of each, the consumer waiting (if any) is woken with the burst
+          pushInBursts(count, 64, (i) => held.push(chunks[i]!), () => {}, () => {
+            if (wake === undefined) return;
+            const w = wake;
+            wake = undefined;
+            const batch = held;
+            held = [];
+            w(batch);
+          });
+          const wait = (resolve: (batch: Uint8Array[]) => void): void => {
+            wake = resolve;
+          };
+          let got = 0;
+          while (got < count) {
+            let batch: Uint8Array[];
+            if (held.length > 0) {
+              batch = held;
+              held = [];
+            } else {
+              batch = await new Promise(wait);
+            }
+            for (let k = 0; k < batch.length; k++) tally.add(batch[k]!);
+            got += batch.length;
+          }
+          tally.check(expect, "floor: batch push");
         },
       };
   }

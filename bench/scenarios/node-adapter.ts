@@ -23,6 +23,7 @@ import process from "node:process";
 import { Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type Data, type Expect, expectOf, freshChunks } from "../lib/catalog.ts";
+import { pushInBursts } from "../lib/bursts.ts";
 import { Tally } from "../lib/tally.ts";
 
 /** One runnable benchmark: `prepare` (untimed) makes the argument of `run` (timed). */
@@ -381,6 +382,41 @@ export function build(id: string, data: Data, NativeRS: RS): AdapterBench | unde
           tally.check(expect, "Readable.fromWeb(chain) -> pipeline()");
         },
       };
+
+    case "node-from-web":
+    case "node-from-web-push": {
+      // A web stream handed to node:stream (ours: the patched Readable.fromWeb() is toNodeReadable(), which
+      // reads a stream that is not a transform's readable side in batches, a whole batch pushed per _read()).
+      if (implName === "fast") return undefined; // its patch leaves Readable.fromWeb() rejecting its streams
+      const push = id === "node-from-web-push";
+      return {
+        async run() {
+          activate();
+          const { RS } = globals();
+          const tally = new Tally();
+          let i = 0;
+          let stream: ReadableStream<Uint8Array>;
+          if (push) {
+            let controller!: ReadableStreamDefaultController<Uint8Array>;
+            stream = new RS<Uint8Array>({
+              start(c) {
+                controller = c;
+              },
+            }, { highWaterMark: 16 });
+            pushInBursts(count, 64, (k) => controller.enqueue(chunks[k]!), () => controller.close());
+          } else {
+            stream = new RS<Uint8Array>({
+              pull(controller) {
+                controller.enqueue(chunks[i++]!);
+                if (i === count) controller.close();
+              },
+            }, { highWaterMark: 16 });
+          }
+          await pipeline(Readable.fromWeb(stream as unknown as Parameters<typeof Readable.fromWeb>[0]), tallyWritable(tally));
+          tally.check(expect, "Readable.fromWeb(stream) -> pipeline()");
+        },
+      };
+    }
 
     case "node-react":
       return reactBench();

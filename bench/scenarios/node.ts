@@ -7,9 +7,11 @@
 import { Buffer } from "node:buffer";
 import { once } from "node:events";
 import { PassThrough, pipeline as pipelineCallback, Readable, Transform, Writable } from "node:stream";
+import { buffer as consumeBuffer, text as consumeText } from "node:stream/consumers";
 import { finished, pipeline } from "node:stream/promises";
 import { createGunzip, createGzip } from "node:zlib";
 import { type Data, XOR_KEYS } from "../lib/catalog.ts";
+import { burstReadable, pullReadable } from "../lib/node-sources.ts";
 import { Tally } from "../lib/tally.ts";
 
 /** One runnable benchmark: `prepare` (untimed) makes the argument of `run` (timed). */
@@ -26,13 +28,7 @@ export function build(id: string, data: Data): NodeBench | undefined {
   const buffers = data.chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength));
 
   function source(): Readable {
-    let i = 0;
-    return new Readable({
-      read() {
-        this.push(buffers[i++]);
-        if (i === count) this.push(null);
-      },
-    });
+    return pullReadable(buffers);
   }
 
   function sink(tally: Tally): Writable {
@@ -138,6 +134,42 @@ export function build(id: string, data: Data): NodeBench | undefined {
 
     case "pipe-to":
       return pipeChain(() => [], "pipeline");
+
+    case "batch-pull":
+      return {
+        async run() {
+          const tally = new Tally();
+          for await (const chunk of source()) tally.add(chunk as Buffer);
+          tally.check(expect, "batch-pull (for await over a Readable)");
+        },
+      };
+
+    case "batch-push":
+      return {
+        async run() {
+          const tally = new Tally();
+          for await (const chunk of burstReadable(buffers, 64)) tally.add(chunk as Buffer);
+          tally.check(expect, "batch-push (for await over a Readable)");
+        },
+      };
+
+    case "consume-bytes":
+      return {
+        async run() {
+          const tally = new Tally();
+          tally.add(await consumeBuffer(source()));
+          tally.check(expect, "node:stream/consumers buffer()");
+        },
+      };
+
+    case "consume-text":
+      return {
+        async run() {
+          const tally = new Tally();
+          tally.addAscii(await consumeText(source()));
+          tally.check(expect, "node:stream/consumers text()");
+        },
+      };
 
     case "flight":
       return {

@@ -7,7 +7,7 @@
 import type { ReadableStream, ReadableStreamDefaultReader, ReadableStreamReadResult } from "../../mod.ts";
 import { isNativeReadable, isOurReadable, Native } from "./natives.ts";
 import { takeNativeOfBodyShell } from "./native-shells.ts";
-import { readableStreamState } from "../../mod.ts";
+import { describeValue, readableStreamState } from "../../mod.ts";
 
 /**
  * A native ReadableStream reading `stream` (see the contract's `ToNativeReadableStream`). `stream` is
@@ -64,21 +64,6 @@ export function toNativeBody(
 
 function defaultBodyBridge(stream: ReadableStream<unknown>, context: string): globalThis.ReadableStream<Uint8Array> {
   return nativeReading(stream.getReader() as ReadableStreamDefaultReader<unknown>, context) as globalThis.ReadableStream<Uint8Array>;
-}
-
-/** `a string`, `a number (42)`, `an object (Foo)`: what a bad chunk was, for error messages. */
-export function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  const type = typeof value;
-  if (type === "undefined") return "undefined";
-  if (type === "string") return "a string";
-  if (type === "object" || type === "function") {
-    if (Array.isArray(value)) return "an Array";
-    const ctor = (Object.getPrototypeOf(value) as { constructor?: { name?: unknown } } | null)?.constructor;
-    const name = typeof ctor?.name === "string" && ctor.name !== "" ? ctor.name : "Object";
-    return type === "function" ? "a function" : `an object (${name})`;
-  }
-  return `a ${type} (${String(value)})`;
 }
 
 /**

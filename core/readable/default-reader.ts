@@ -90,3 +90,8 @@ export class ReadableStreamDefaultReader<R = any> {
 }
 defineInterface(ReadableStreamDefaultReader, "ReadableStreamDefaultReader");
 
+/** The internal state of a fusestreams ReadableStreamDefaultReader, or undefined if `x` is not one. */
+export function defaultReaderInternalOrUndefined(x: unknown): ReaderInternal | undefined {
+  return getReader(x);
+}
+

@@ -3,7 +3,7 @@
  * CanTransferArrayBuffer, CopyDataBlockBytes and the ArrayBufferView checks of WebIDL.
  * @module
  */
-import { JAVASCRIPTCORE, NativeArrayBuffer, NativeTypeError, NativeUint8Array, ObjectGetPrototypeOf, uncurryThis } from "./primordials.ts";
+import { JAVASCRIPTCORE, NativeArrayBuffer, NativeTypeError, NativeUint8Array, ObjectGetPrototypeOf, ReflectApply, uncurryThis } from "./primordials.ts";
 
 const ArrayBufferProto = ArrayBuffer.prototype as ArrayBuffer & {
   transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer;
@@ -263,5 +263,25 @@ export function transferUnchecked(buffer: ArrayBuffer): ArrayBuffer {
     throw new NativeTypeError("The ArrayBuffer cannot be transferred");
   }
   if (!IsDetachedBuffer(buffer)) throw new NativeTypeError("The ArrayBuffer cannot be transferred");
+  return out;
+}
+
+/** Whether `value` is a Uint8Array (or a subclass, such as Node's Buffer), by its [[TypedArrayName]]; runs no user code. */
+export function isUint8Array(value: unknown): value is Uint8Array {
+  return ArrayBufferIsView(value) && typedArrayTagGetter(value) === "Uint8Array";
+}
+
+// Captured at load; the call is marked pure so that bundles without the consumers drop it.
+const Uint8ArraySet: Uint8Array["set"] = /* @__PURE__ */ (() => (TypedArrayProto as Uint8Array).set)();
+
+/** The bytes of `chunks` (Uint8Arrays of `length` bytes in all) in one new Uint8Array, copied with the intrinsic set(). */
+export function concatUint8Arrays(chunks: readonly Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
+  const out = new NativeUint8Array(length);
+  let offset = 0;
+  for (let i = 0; i < chunks.length; i++) {
+    const chunk = chunks[i]!;
+    ReflectApply(Uint8ArraySet, out, [chunk, offset]);
+    offset += typedArrayByteLengthGetter(chunk);
+  }
   return out;
 }

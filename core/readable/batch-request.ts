@@ -1,0 +1,277 @@
+/**
+ * Batched reads of a fusestreams ReadableStream, for `readMany()`, `batches()`, the consumers of
+ * core/consumers/ and the runtime adapters (through core/consumers/read-batch.ts).
+ *
+ * A batch read takes every chunk queued now, in one step, as that many `read()` calls made back to back would
+ * (each dequeue runs the same close and pull-if-needed steps). When nothing is queued it waits like a `read()`
+ * (a read request that takes the next chunk), and, while a source's synchronous `pull()` calls follow one
+ * another (one per pull reaction job), keeps collecting the chunk each of them delivers before it answers
+ * (FP-BATCH-HOLD, core/README.md): the source sees what a read loop would show it.
+ * @module
+ */
+import { NativePromise, PromiseReject } from "../shared/primordials.ts";
+import { newPendingPromise, pendingReject, pendingResolve, SHARED_EXECUTOR } from "../shared/promise.ts";
+import type { AlgorithmResult } from "../shared/promise.ts";
+import type { ByteControllerInternal } from "./byte-controller.ts";
+import type { DefaultControllerInternal } from "./default-controller.ts";
+import type { SourceAlgorithms } from "./source-algorithms.ts";
+import {
+  CLOSED,
+  ERRORED,
+  NO_CHUNK,
+  READABLE,
+  type ReadableControllerInternal,
+  type ReaderInternal,
+  type ReadRequest,
+} from "./stream-internal.ts";
+
+/** What a batch read gives once the stream has closed and every chunk has been read. */
+export const BATCH_DONE: unique symbol = Symbol("end of stream");
+
+/** The chunks of one batch (at least one), or BATCH_DONE. */
+export type BatchResult = unknown[] | typeof BATCH_DONE;
+
+/**
+ * How a batch read answers: the value a waiting read's promise is resolved with is the caller's own result
+ * object, so the caller hands that promise on as it is and its consumer runs in the job right after the answer
+ * (an extra reaction would let the pull reaction that follows run first and leave the consumer a chunk behind).
+ */
+export interface BatchAnswer<R> {
+  /** The answer for `held`, one or more chunks. */
+  chunks(held: unknown[]): R;
+  /** The answer once the stream has closed (the reader may be released here). */
+  end(): R;
+  /** Called before a batch read rejects with `e` (the reader may be released here). */
+  error(e: unknown): void;
+  /**
+   * Whether a waiting batch read that has just taken `chunk` from a synchronous pull() may wait for more
+   * (FP-BATCH-HOLD): a consumer with a budget (a Node.js Readable's high-water mark) says no once it is spent.
+   * Absent: up to BATCH_HOLD_LIMIT chunks.
+   */
+  hold?(chunk: unknown): boolean;
+}
+
+function ignore(): void {}
+
+/** Answers with the chunks themselves, and BATCH_DONE at the end. */
+export const RAW_BATCH_ANSWER: BatchAnswer<BatchResult> = {
+  chunks: (held) => held,
+  end: () => BATCH_DONE,
+  error: ignore,
+};
+
+/**
+ * The most chunks a waiting batch read collects from a synchronous pull() chain before it answers: bounds the
+ * memory a batch holds and how long the consumer waits (the chain runs in microtasks, one chunk per job).
+ */
+export const BATCH_HOLD_LIMIT = 64;
+
+/**
+ * FP-BATCH-TAKE: takes every chunk queued in the stream `controller` controls, each with the steps a `read()` that finds it
+ * queued runs (ReadableStreamDefaultControllerPullSteps / ReadableByteStreamControllerPullSteps), or returns
+ * undefined when none is queued. A synchronous pull() called by those steps may enqueue more: they are taken too.
+ */
+export function ReadableStreamTakeQueued(controller: ReadableControllerInternal): unknown[] | undefined {
+  let chunk = controller.readSync();
+  if (chunk === NO_CHUNK) return undefined;
+  const batch = [chunk];
+  while ((chunk = controller.readSync()) !== NO_CHUNK) batch.push(chunk);
+  return batch;
+}
+
+/**
+ * A batch read from a default reader: `answer`'s value for the chunks queued now (synchronously), for the end
+ * when the stream is closed, or a promise of either when it has to wait; a promise rejected with the stored
+ * error when it is errored. The reader must hold a stream (the caller checks for a released reader).
+ */
+export function ReadableStreamDefaultReaderReadBatch<R>(reader: ReaderInternal, answer: BatchAnswer<R>): R | Promise<R> {
+  const stream = reader.stream!;
+  stream.disturbed = true;
+  const state = stream.state;
+  if (state === CLOSED) return answer.end();
+  if (state === ERRORED) {
+    const e = stream.storedError;
+    answer.error(e);
+    return PromiseReject(e);
+  }
+  const controller = stream.controller;
+  // With reads waiting, nothing is queued: this read waits behind them.
+  if (reader.size === 0) {
+    const queued = ReadableStreamTakeQueued(controller);
+    if (queued !== undefined) return answer.chunks(queued);
+  }
+  const request = new BatchReadRequest<R>(reader, controller, answer);
+  // Only the first read waiting holds chunks, one at a time, and not on a byte stream with autoAllocateChunkSize
+  // (its read requests come with a pull-into descriptor, which a read cannot leave behind).
+  const c = controller as DefaultControllerInternal | ByteControllerInternal;
+  const source = c.algorithms;
+  if (
+    reader.size === 0 && source !== undefined && !(source instanceof BatchReadRequest) &&
+    !(c.isByte && c.autoAllocateChunkSize !== undefined)
+  ) {
+    request.watch(c, source);
+  }
+  controller.pullStepsEmpty(request);
+  return request.promise;
+}
+
+function hasQueuedChunk(c: DefaultControllerInternal | ByteControllerInternal): boolean {
+  if (c.isByte) return c.queueTotalSize > 0;
+  const queue = c.queue;
+  return queue !== undefined && queue.size > 0;
+}
+
+/**
+ * The read request of a batch read that waits. Outside a pull() of its stream, it answers with the chunk it is
+ * given, as a read request does.
+ *
+ * FP-BATCH-HOLD: when it is the first read waiting, it stands in for its controller's pull algorithm while it
+ * waits (`watch()`), to see each pull() start and return. Given a chunk inside a pull(), it keeps the chunk and
+ * decides when that pull() returns: if the pull() was synchronous, nothing else is queued, no other read waits
+ * and fewer than BATCH_HOLD_LIMIT chunks are held, it takes its place again as the first waiting read (what a
+ * read loop's next `read()` does, in the job its read's fulfillment queued, before the pull reaction runs);
+ * otherwise it answers with the chunks held. A pull() that returns without giving it a chunk while it holds
+ * some (the source has nothing more for now) makes it answer too, and so do the stream's close and error
+ * (held chunks first; the end is seen by the next read).
+ */
+class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
+  readonly promise: Promise<R>;
+  readonly #reader: ReaderInternal;
+  readonly #controller: ReadableControllerInternal;
+  readonly #answer: BatchAnswer<R>;
+  #resolve: ((v: R) => void) | undefined = undefined;
+  #reject: ((e: unknown) => void) | undefined = undefined;
+  #held: unknown[] | undefined = undefined;
+  /** In the reader's list of read requests. */
+  #waiting = true;
+  /** The controller's pull algorithm this request stands in for while it waits (FP-BATCH-HOLD). */
+  #source: SourceAlgorithms | undefined = undefined;
+  #inPull = false;
+  /** Took a chunk during the pull() that is running. */
+  #tookInPull = false;
+
+  constructor(reader: ReaderInternal, controller: ReadableControllerInternal, answer: BatchAnswer<R>) {
+    this.#reader = reader;
+    this.#controller = controller;
+    this.#answer = answer;
+    if (SHARED_EXECUTOR) {
+      this.promise = newPendingPromise<R>();
+      this.#resolve = pendingResolve;
+      this.#reject = pendingReject;
+    } else {
+      this.promise = new NativePromise<R>((res, rej) => {
+        this.#resolve = res;
+        this.#reject = rej;
+      });
+    }
+  }
+
+  /** Stands in for `c`'s source algorithms until this read answers (FP-BATCH-HOLD). */
+  watch(c: DefaultControllerInternal | ByteControllerInternal, source: SourceAlgorithms): void {
+    this.#source = source;
+    c.algorithms = this;
+  }
+
+  /** The pull algorithm: the source's, watched. */
+  pull(): AlgorithmResult {
+    this.#inPull = true;
+    let result: AlgorithmResult;
+    try {
+      result = this.#source!.pull();
+    } finally {
+      this.#inPull = false;
+    }
+    if (this.#held !== undefined) this.#pullReturned(result === undefined);
+    return result;
+  }
+
+  /** The cancel algorithm: the source's. */
+  cancel(reason: unknown): AlgorithmResult {
+    return this.#source!.cancel(reason);
+  }
+
+  chunkSteps(chunk: unknown): void {
+    this.#waiting = false;
+    const held = this.#held;
+    if (held === undefined) this.#held = [chunk];
+    else held.push(chunk);
+    if (this.#inPull) {
+      this.#tookInPull = true; // decided when pull() returns
+      return;
+    }
+    this.#answerHeld();
+  }
+
+  closeSteps(): void {
+    this.#waiting = false;
+    if (this.#held !== undefined) this.#answerHeld();
+    else this.#settle(undefined, undefined, 1);
+  }
+
+  errorSteps(e: unknown): void {
+    this.#waiting = false;
+    // Chunks already taken are delivered; the next read sees the error (or the released reader).
+    if (this.#held !== undefined) this.#answerHeld();
+    else this.#settle(undefined, e, 2);
+  }
+
+  /** A pull() returned while chunks are held: `sync` when it returned undefined (its reaction is queued next). */
+  #pullReturned(sync: boolean): void {
+    const reader = this.#reader;
+    if (!this.#tookInPull) {
+      // Waiting again, and this pull() gave nothing: answer with what is held. It went back into an empty
+      // list, so it is still the first waiting read.
+      if (this.#waiting) {
+        reader.shift();
+        this.#waiting = false;
+      }
+      this.#answerHeld();
+      return;
+    }
+    this.#tookInPull = false;
+    const controller = this.#controller;
+    const stream = reader.stream;
+    const held = this.#held!;
+    const hold = this.#answer.hold;
+    if (
+      sync && held.length < BATCH_HOLD_LIMIT && stream !== undefined && stream.state === READABLE &&
+      reader.size === 0 && !hasQueuedChunk(controller as DefaultControllerInternal | ByteControllerInternal) &&
+      (hold === undefined || hold(held[held.length - 1]))
+    ) {
+      // FP-BATCH-HOLD: the read a read loop makes next, now instead of in the job queued when its read was
+      // fulfilled: both come before the pull reaction job queued next, and the source cannot tell them apart.
+      this.#waiting = true;
+      controller.pullStepsEmpty(this);
+      return;
+    }
+    this.#answerHeld();
+  }
+
+  #answerHeld(): void {
+    const held = this.#held!;
+    this.#held = undefined;
+    this.#settle(held, undefined, 0);
+  }
+
+  /** Settles the promise: with the answer for `held` (how 0), for the end (1), or rejected with `error` (2). */
+  #settle(held: unknown[] | undefined, error: unknown, how: 0 | 1 | 2): void {
+    const source = this.#source;
+    if (source !== undefined) {
+      this.#source = undefined;
+      const c = this.#controller as DefaultControllerInternal | ByteControllerInternal;
+      if (c.algorithms === this) c.algorithms = source; // not when the controller has cleared its algorithms
+    }
+    const resolve = this.#resolve!;
+    const reject = this.#reject!;
+    this.#resolve = this.#reject = undefined;
+    const answer = this.#answer;
+    if (how === 0) {
+      resolve(answer.chunks(held!));
+    } else if (how === 1) {
+      resolve(answer.end());
+    } else {
+      answer.error(error);
+      reject(error);
+    }
+  }
+}

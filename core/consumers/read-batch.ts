@@ -51,13 +51,17 @@ export type Batch<T> = T[] | typeof BATCH_DONE;
 
 /** The part of a default reader batched reading uses (fusestreams', the runtime's, or Bun's with readMany). */
 export interface DefaultReaderLike<T> {
+  /** Reads the next chunk. */
   read(): Promise<{ done: boolean; value?: T }>;
+  /** Cancels the stream. */
   cancel(reason?: unknown): Promise<void>;
+  /** Releases the lock. */
   releaseLock(): void;
 }
 
 /** The part of a ReadableStream batched reading uses. */
 export interface ReadableStreamLike<T> {
+  /** Locks the stream to a default reader. */
   getReader(): DefaultReaderLike<T>;
 }
 

@@ -306,6 +306,14 @@ export const SCENARIOS: readonly Scenario[] = [
     node: "node:stream/consumers buffer(Readable)",
   },
   {
+    id: "floor-consume-bytes",
+    group: 11,
+    title: "floor of consume-bytes: floor-batch-pull's work, then one buffer sized once and every chunk copied into it (no streams)",
+    unit: "MB/s",
+    bytes: 8 * MiB,
+    ops: 0,
+  },
+  {
     id: "consume-text",
     group: 13,
     title: "consume a pull source (highWaterMark 16) as text: ours text(stream), native new Response(stream).text()",
@@ -313,6 +321,14 @@ export const SCENARIOS: readonly Scenario[] = [
     bytes: 8 * MiB,
     ops: 0,
     node: "node:stream/consumers text(Readable)",
+  },
+  {
+    id: "floor-consume-text",
+    group: 11,
+    title: "floor of consume-text: as floor-consume-bytes, then one UTF-8 decode of the whole (no streams)",
+    unit: "MB/s",
+    bytes: 8 * MiB,
+    ops: 0,
   },
   {
     id: "text-lines",

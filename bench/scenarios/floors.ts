@@ -167,6 +167,49 @@ export function buildFloor(id: string, data: Data): Floor | undefined {
           tally.check(expect, "floor: batch push");
         },
       };
+    case "floor-consume-bytes":
+    case "floor-consume-text":
+      return {
+        note: "floor-batch-pull's per-chunk work, then one buffer sized once and every chunk copied in (text: one UTF-8 decode)",
+        prepare: () => data.chunks,
+        async run(chunks) {
+          let i = 0;
+          let held: Uint8Array[] = [];
+          const all: Uint8Array[] = [];
+          let wake!: (batch: Uint8Array[]) => void;
+          const reaction = (): void => {
+            held.push(chunks[i++]!);
+            if (held.length === 64 || i === count) {
+              const batch = held;
+              held = [];
+              wake(batch);
+            }
+            if (i < count) queueJob(reaction);
+          };
+          const wait = (resolve: (batch: Uint8Array[]) => void): void => {
+            wake = resolve;
+          };
+          queueJob(reaction);
+          let total = 0;
+          while (i < count || held.length > 0) {
+            const batch = await new Promise(wait);
+            for (let k = 0; k < batch.length; k++) {
+              all.push(batch[k]!);
+              total += batch[k]!.byteLength;
+            }
+          }
+          const out = new Uint8Array(total);
+          let at = 0;
+          for (let k = 0; k < all.length; k++) {
+            out.set(all[k]!, at);
+            at += all[k]!.byteLength;
+          }
+          const tally = new Tally();
+          if (id === "floor-consume-text") tally.addAscii(new TextDecoder().decode(out));
+          else tally.add(out);
+          tally.check(expect, id === "floor-consume-text" ? "floor: consume text" : "floor: consume bytes");
+        },
+      };
   }
   return undefined;
 }

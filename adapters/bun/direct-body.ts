@@ -7,9 +7,9 @@
  * `rt-response-text` and `rt-serve-3` (README, Bun).
  * @module
  */
-import { type ReadableStream, WritableStream } from "../../mod.ts";
+import type { ReadableStream } from "../../mod.ts";
+import { type BridgePipe, pipeToBridge } from "../../core/interop/bridge-pipe.ts";
 import { Native, noop } from "../../core/interop/natives.ts";
-import { bodyBytes } from "../../core/interop/to-native.ts";
 
 /** The controller Bun passes to a `type: "direct"` source's `pull()`. */
 interface DirectController {
@@ -27,16 +27,15 @@ interface DirectController {
  * cancels `stream` with the same reason.
  */
 export function directBody(stream: ReadableStream<unknown>, context: string): globalThis.ReadableStream<Uint8Array> {
-  let pipe: Promise<void> | undefined;
-  let stop: AbortController | undefined;
+  let pipe: BridgePipe | undefined;
+  let done: Promise<void> | undefined;
   const source = {
     type: "direct",
     pull(controller: DirectController): Promise<void> {
-      if (pipe !== undefined) return pipe;
-      stop = new AbortController();
-      const sink = new WritableStream<unknown>({
-        write(chunk): Promise<void> | undefined {
-          const written = controller.write(bodyBytes(chunk, context));
+      if (done !== undefined) return done;
+      pipe = pipeToBridge(stream, context, {
+        write(bytes): Promise<void> | undefined {
+          const written = controller.write(bytes);
           // Unobservable: the pipe is the only writer, and waiting on Bun's promise is its backpressure.
           return typeof written === "number" ? undefined : written.then(noop);
         },
@@ -44,7 +43,7 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
           controller.close();
         },
       });
-      pipe = stream.pipeTo(sink, { signal: stop.signal }).then(undefined, (error: unknown) => {
+      done = pipe.done.then(undefined, (error: unknown) => {
         try {
           controller.close(error);
         } catch {
@@ -52,12 +51,11 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
         }
         throw error;
       });
-      return pipe;
+      return done;
     },
     cancel(reason: unknown): Promise<void> {
-      if (stop === undefined) return stream.cancel(reason);
-      stop.abort(reason);
-      return pipe!.then(noop, noop);
+      if (pipe === undefined) return stream.cancel(reason);
+      return pipe.cancel(reason);
     },
   };
   return new Native.ReadableStream(source as unknown as UnderlyingDefaultSource<Uint8Array>);

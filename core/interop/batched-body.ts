@@ -4,23 +4,26 @@
  * first pull starts a fused pipe from ours into a small byte buffer, and whose every pull takes all the
  * bytes buffered so far as one chunk. While the consumer's read is in flight, our pipe keeps filling the
  * buffer, so the next read carries every chunk produced meanwhile. A pull that finds the buffer empty is
- * answered by the very next chunk (nothing waits for a batch to fill), and the buffer holds at most
- * `BATCH_BYTES` before the pipe waits for the consumer: backpressure holds. Used as `bodyBridge` by the
+ * answered by the very next chunk (nothing waits for a batch to fill), and once the buffer holds
+ * `BATCH_BYTES` or more the pipe waits for the consumer (so the buffer holds less than `BATCH_BYTES` plus
+ * one chunk, which is kept whole; our stream's queue and the pipe hold what their high-water marks let
+ * them): backpressure holds. Used as `bodyBridge` by the
  * Deno and edge adapters; measured in `rt-serve-3` (README, Deno) and `route-3` (README, Edge).
  * @module
  */
-import { type ReadableStream, WritableStream } from "../../mod.ts";
-import { Native, noop } from "./natives.ts";
-import { bodyBytes } from "./to-native.ts";
+import type { ReadableStream } from "../../mod.ts";
+import { type BridgePipe, pipeToBridge } from "./bridge-pipe.ts";
 import { joinBytes } from "./join-bytes.ts";
+import { Native } from "./natives.ts";
 
-/** The most bytes the bridge buffers ahead of the native consumer before our pipe waits. */
+/** Once the bridge buffers this many bytes ahead of the native consumer, our pipe waits for it. */
 export const BATCH_BYTES: number = 64 * 1024;
 
 /**
- * A native Deno stream with the bytes of `stream` (see core/interop's `BodyBridge`): chunks that are not a
+ * A native stream with the bytes of `stream` (see core/interop's `BodyBridge`): chunks that are not a
  * BufferSource end it with `bodyBytes`' `TypeError` (and cancel `stream` with it); an error of `stream`
- * errors it with the same object; cancelling it cancels `stream` with the same reason. The chunks it
+ * errors it with the same object; cancelling it cancels `stream` with the same reason (see
+ * `pipeToBridge`), and its cancel fails as ours does. The chunks it
  * hands out are the bytes of ours, in order, joined when more than one was buffered.
  */
 export function batchedBody(stream: ReadableStream<unknown>, context: string): globalThis.ReadableStream<Uint8Array> {
@@ -30,8 +33,7 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
   let parts: Uint8Array[] = [];
   let size = 0;
   let ended = false;
-  let stop: AbortController | undefined;
-  let pipe: Promise<void> | undefined;
+  let pipe: BridgePipe | undefined;
   /** The pending native pull, resolved when bytes (or the end) arrive. */
   let waiting: (() => void) | undefined;
   /** Our pipe's pending write, resolved when the native side takes the buffer. */
@@ -61,10 +63,8 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
   };
 
   const start = (): void => {
-    stop = new AbortController();
-    const sink = new WritableStream<unknown>({
-      write(chunk): Promise<void> | undefined {
-        const bytes = bodyBytes(chunk, context);
+    pipe = pipeToBridge(stream, context, {
+      write(bytes): Promise<void> | undefined {
         if (bytes.byteLength === 0) return undefined;
         parts.push(bytes);
         size += bytes.byteLength;
@@ -78,7 +78,7 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
         wake();
       },
     });
-    pipe = stream.pipeTo(sink, { signal: stop.signal }).then(noop, (error: unknown) => {
+    pipe.done.then(undefined, (error: unknown) => {
       parts = [];
       size = 0;
       waiting = undefined;
@@ -100,7 +100,7 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
           controller.close();
           return undefined;
         }
-        if (stop === undefined) start();
+        if (pipe === undefined) start();
         if (size > 0 || ended) {
           answer();
           return undefined;
@@ -108,22 +108,22 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
         return new Promise<void>((resolve) => (waiting = resolve)).then(answer);
       },
       cancel(reason): Promise<void> {
-        if (stop === undefined) {
+        if (pipe === undefined) {
           claimed = true;
           return stream.cancel(reason);
         }
         parts = [];
         size = 0;
-        stop.abort(reason);
-        // The pipe finishes a write in flight before it cancels ours: let a write waiting for room end.
+        const cancelled = pipe.cancel(reason);
+        // The pipe finishes a write in flight before it lets go of ours: let a write waiting for room end.
         release();
-        return pipe!;
+        return cancelled;
       },
     },
     { highWaterMark: 0 },
   );
   bridges.set(native, () => {
-    if (stop !== undefined || claimed || native.locked) return undefined;
+    if (pipe !== undefined || claimed || native.locked) return undefined;
     claimed = true;
     return { stream, context };
   });

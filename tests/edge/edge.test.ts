@@ -262,6 +262,15 @@ for (const t of TARGETS) {
     }
   });
 
+  /** The answers of routes that observe the global classes, before the patch (native streams). */
+  const unpatched: Record<string, unknown> = {};
+
+  test("without the patch: what a native body's cancel() does (the reference for the patched test)", async () => {
+    const r = await getJson(t, "/body-cancel");
+    assert.equal(r.none, { cancels: 1, sawUndefined: true, sawReason: true, result: "fulfilled" });
+    unpatched["/body-cancel"] = r;
+  });
+
   // --- patched -------------------------------------------------------------------------------------
 
   test("patchGlobalWebStreams() replaces the globals", async () => {
@@ -362,6 +371,10 @@ for (const t of TARGETS) {
         assert.equal(r.ours, r.native, `${state} ${target}`);
       }
     }
+  });
+
+  test("patched: a body of ours read, then cancelled: the reason (none: undefined) and our cancel's failure as native", async () => {
+    assert.equal(await getJson(t, "/body-cancel"), unpatched["/body-cancel"]);
   });
 
   // --- unpatched -----------------------------------------------------------------------------------

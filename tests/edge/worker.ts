@@ -19,6 +19,8 @@
  *   /consume                      text() / arrayBuffer() / bytes() / json() of new Response(ours) vs native
  *   /instanceof                   instanceof both ways, bodies, pipes between native and ours
  *   /to-native [case]             toNativeReadableStream(): backpressure, cancel, errors
+ *   /body-cancel                  a body read once, then cancelled: the reason the source sees, what
+ *                                 cancel() gives (the global classes: ours while patched, native before)
  *
  * `via`: "patch" hands our streams to the runtime as they are (the patch must be on), "native" converts
  * them with toNativeReadableStream() (no patch), "global" builds them with the global constructors
@@ -457,6 +459,39 @@ async function toNative(url: URL): Promise<Response> {
   return json({ error: `unknown case ${which}` }, 400);
 }
 
+/**
+ * A body of the global ReadableStream class (ours while patched) read once, then cancelled with no reason,
+ * with a reason, and with a source whose cancel fails: what the source saw and what `cancel()` gave. The
+ * test compares the answer while patched with the answer before the patch (native streams).
+ */
+async function bodyCancel(): Promise<Response> {
+  const failure = new Error("our cancel failed");
+  const observe = async (reason: unknown, fails: boolean) => {
+    const seen: unknown[] = [];
+    const source = new globalThis.ReadableStream<Bytes>(
+      {
+        pull(c) {
+          c.enqueue(new Uint8Array([1, 2, 3]) as Bytes);
+        },
+        cancel(r) {
+          seen.push(r);
+          if (fails) throw failure;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const reader = new Response(source).body!.getReader();
+    await reader.read();
+    const result = await reader.cancel(reason).then(() => "fulfilled", (e: unknown) => (e === failure ? "our failure" : errorInfo(e)));
+    return { cancels: seen.length, sawUndefined: seen[0] === undefined, sawReason: seen[0] === reason, result };
+  };
+  return json({
+    none: await observe(undefined, false),
+    reason: await observe({ why: "stop" }, false),
+    failing: await observe("r", true),
+  });
+}
+
 /** The worker's request handler. */
 export async function handle(request: Request): Promise<Response> {
   const url = new URL(request.url);
@@ -476,6 +511,7 @@ export async function handle(request: Request): Promise<Response> {
       case "/consume": return await consume();
       case "/instanceof": return await instanceOf(request);
       case "/to-native": return await toNative(url);
+      case "/body-cancel": return await bodyCancel();
       default: return json({ error: `no route ${url.pathname}` }, 404);
     }
   } catch (e) {

@@ -645,6 +645,39 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     });
   });
 
+  onRuntime("bodies of ours: cancel() after a read reaches our source with exactly its reason (none: undefined) and our cancel's failure, as for a native body", async () => {
+    /** What the source saw and what the body's cancel() gave, for a body of `RS` read once, then cancelled. */
+    const observe = async (RS: typeof Native.ReadableStream, Res: typeof Response, reason: unknown, failure: unknown) => {
+      const seen: unknown[] = [];
+      const source = new RS<Uint8Array>(
+        {
+          pull(c) {
+            c.enqueue(enc.encode("chunk;"));
+          },
+          cancel(r) {
+            seen.push(r);
+            if (failure !== undefined) throw failure;
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      const reader = new Res(asBody(source)).body!.getReader();
+      await reader.read();
+      const result = await settle(reader.cancel(reason));
+      return { seen, result: result.ok ? "fulfilled" : (result as { error: unknown }).error };
+    };
+    const failure = new Error("our cancel failed");
+    for (const [what, reason, fails] of [["no reason", undefined, undefined], ["a reason", { why: "stop" }, undefined], ["a failing cancel", "r", failure]] as const) {
+      const expected = await observe(Native.ReadableStream, Native.Response, reason, fails);
+      await patched(async () => {
+        const actual = await observe(fuse.ReadableStream as unknown as typeof Native.ReadableStream, Response, reason, fails);
+        assert.is(actual.seen.length, 1, `${what}: our source cancelled once`);
+        assert.is(actual.seen[0], expected.seen[0], `${what}: the reason our source saw`);
+        assert.is(actual.result, expected.result, `${what}: what the body's cancel() gave`);
+      });
+    }
+  });
+
   onRuntime("bodies of ours read whole (text, arrayBuffer, bytes, json) leave the Response as a native body leaves it", async () => {
     const json = '{"rows":[1,2,3],"name":"ümlaut"}';
     const parts = [json.slice(0, 7), json.slice(7, 20), json.slice(20)].map((p) => enc.encode(p));

@@ -13,22 +13,10 @@
 import { WritableStream } from "../../mod.ts";
 import { type ClaimedBody, claimBatchedBody } from "./batched-body.ts";
 import { joinBytes } from "./join-bytes.ts";
+import { syncBodyShellOf } from "./native-shells.ts";
 import { ownerOf } from "./natives.ts";
 import type { PatchTransaction } from "./patch-transaction.ts";
-import { bodyBytes } from "./to-native.ts";
-
-/**
- * The body getters of `Response` and `Request`, captured before any patch replaces them, with the
- * prototypes the methods are looked up from (workerd defines the getter and the methods once, on the
- * Body.prototype both classes extend; Deno on each class).
- */
-const NATIVE_BODY_GETTERS = new Map<object, (this: object) => unknown>();
-for (const name of ["Response", "Request"]) {
-  const proto = (globalThis as unknown as Record<string, { prototype?: object } | undefined>)[name]?.prototype;
-  const owner = ownerOf(proto, "body");
-  const get = owner === undefined ? undefined : Object.getOwnPropertyDescriptor(owner, "body")?.get;
-  if (get !== undefined) NATIVE_BODY_GETTERS.set(proto!, get as (this: object) => unknown);
-}
+import { bodyBytes, bodyMadeFor } from "./to-native.ts";
 
 /** What each method makes of the body's bytes. */
 const CONVERSIONS: Record<string, (bytes: Uint8Array<ArrayBuffer>) => unknown> = {
@@ -62,7 +50,8 @@ type Method = (this: object, ...args: unknown[]) => Promise<unknown>;
  */
 export function patchBodyConsumers(tx: PatchTransaction): void {
   const done: object[] = [];
-  for (const [proto, getBody] of NATIVE_BODY_GETTERS) {
+  for (const name of ["Response", "Request"]) {
+    const proto = (globalThis as unknown as Record<string, { prototype?: object } | undefined>)[name]?.prototype;
     for (const [method, convert] of Object.entries(CONVERSIONS)) {
       const owner = ownerOf(proto, method) as Record<string, unknown> | undefined;
       const original = owner?.[method] as Method | undefined;
@@ -70,12 +59,9 @@ export function patchBodyConsumers(tx: PatchTransaction): void {
       done.push(original);
       const replacement = {
         [method](this: object, ...args: unknown[]): Promise<unknown> {
-          let body: unknown;
-          try {
-            body = getBody.call(this);
-          } catch {
-            return original.apply(this, args);
-          }
+          // A reader of ours holding the body's shell locks the bridge first (the claim then fails).
+          syncBodyShellOf(this);
+          const body = bodyMadeFor(this);
           const claim = claimBatchedBody(body);
           if (claim === undefined) return original.apply(this, args);
           // Lock and disturb the bridge as the runtime's method would (its pull just closes it).

@@ -7,10 +7,10 @@
  */
 import * as api from "../../mod.ts";
 import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, RuntimeName, UnpatchGlobalWebStreams } from "./adapter.ts";
-import { bodyShellOf, followNativeLock, readableShell, takeBodyForPipe, writableShell } from "./native-shells.ts";
+import { bodyShellFor, holdNativeOf, readableShell, syncBodyShellOf, takeBodyForPipe, writableShell } from "./native-shells.ts";
 import { isInstance, isNativeReadable, isNativeWritable, isOurReadable, isOurWritable, Native, ownerOf } from "./natives.ts";
 import { PatchTransaction } from "./patch-transaction.ts";
-import { type BodyBridge, toNativeBody } from "./to-native.ts";
+import { type BodyBridge, rememberBody, toNativeBody } from "./to-native.ts";
 
 /** The global names the patch replaces by fusestreams' classes. */
 export const CLASS_NAMES = [
@@ -205,14 +205,18 @@ export function patchPipes(tx: PatchTransaction): void {
   tx.defineValue(ourProto, "pipeTo", function pipeTo(this: unknown, destination: unknown, options?: unknown) {
     const dest = isNativeWritable(destination) ? writableShell(destination) : destination;
     const writable = isOurWritable(dest) && !dest.locked;
-    const source = (writable && takeBodyForPipe(this, options)) || this;
-    return ourPipeTo.call(source, dest, options);
+    const taken = writable ? takeBodyForPipe(this, options) : undefined;
+    const promise = ourPipeTo.call(taken ?? this, dest, options);
+    holdNativeOf(taken);
+    return promise;
   });
   tx.defineValue(ourProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
     const pair = ourPair(transform);
     const writable = isPair(pair) && isOurWritable(pair.writable) && !pair.writable.locked && isOurReadable(pair.readable);
-    const source = (writable && takeBodyForPipe(this, options)) || this;
-    return ourPipeThrough.call(source, pair, options);
+    const taken = writable ? takeBodyForPipe(this, options) : undefined;
+    const readable = ourPipeThrough.call(taken ?? this, pair, options);
+    holdNativeOf(taken);
+    return readable;
   });
 
   const NativeRS = Native.ReadableStream as { prototype: object } | undefined;
@@ -225,57 +229,86 @@ export function patchPipes(tx: PatchTransaction): void {
   if (typeof nativePipeTo !== "function" || typeof nativePipeThrough !== "function") return;
   tx.defineValue(nativeProto, "pipeTo", function pipeTo(this: unknown, destination: unknown, options?: unknown) {
     if (isOurWritable(destination) && isNativeReadable(this)) {
-      return ourPipeTo.call(readableShell(this, false), destination, options);
+      // The native stream is locked at once when the pipe starts, as by the native pipeTo.
+      const shell = readableShell(this, false);
+      const promise = ourPipeTo.call(shell, destination, options);
+      holdNativeOf(shell);
+      return promise;
     }
     return nativePipeTo.call(this, destination, options);
   });
   tx.defineValue(nativeProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
     if (isPair(transform) && (isOurWritable(transform.writable) || isOurReadable(transform.readable)) && isNativeReadable(this)) {
-      return ourPipeThrough.call(readableShell(this, false), ourPair(transform), options);
+      const shell = readableShell(this, false);
+      const readable = ourPipeThrough.call(shell, ourPair(transform), options);
+      holdNativeOf(shell);
+      return readable;
     }
     return nativePipeThrough.call(this, transform, options);
   });
 }
 
+/** The methods of `Response`/`Request` with which the runtime's own code reads or tees a body. */
+const BODY_METHODS = ["arrayBuffer", "blob", "bytes", "formData", "json", "text", "clone"] as const;
+
 /**
  * Step `bodies`: `Response.prototype.body` and `Request.prototype.body` (where they are defined: workerd
  * has one getter on the prototype both inherit) return our streams: a native body is seen through a shell
  * of its kind (the same shell every time for the same body, see `bodyShellOf`), which reads it only when
- * read itself. A native body locked by the runtime's own consumer (`text()`, `clone()`...) gives a locked
- * shell.
+ * read itself. The shell's lock and the native body's follow each other (`syncBodyShell`): a native body
+ * locked by the runtime's own consumer (`text()`, `clone()`...) gives a locked shell, and the methods that
+ * read or tee a body (`text()`, `clone()`..., wherever they are defined) first lock the native body when
+ * a reader of ours holds its shell, so they refuse it as they refuse a locked native body.
  */
 export function patchBodyGetters(tx: PatchTransaction): void {
   const done: object[] = [];
   for (const name of ["Response", "Request"]) {
     // The getter may be inherited: workerd defines it once, on the Body.prototype both classes extend.
-    const proto = ownerOf((global()[name] as { prototype?: object } | undefined)?.prototype, "body");
-    if (!proto || done.includes(proto)) continue;
-    done.push(proto);
-    const original = Object.getOwnPropertyDescriptor(proto, "body");
+    const classProto = (global()[name] as { prototype?: object } | undefined)?.prototype;
+    const proto = ownerOf(classProto, "body");
+    const original = proto === undefined ? undefined : Object.getOwnPropertyDescriptor(proto, "body");
     const get = original?.get;
-    if (get === undefined) continue;
-    tx.defineAccessor(
-      proto,
-      "body",
-      function body(this: object) {
-        const stream: unknown = get.call(this);
-        if (!isNativeReadable(stream)) return stream;
-        const shell = bodyShellOf(stream as globalThis.ReadableStream<Uint8Array>);
-        followNativeLock(shell);
-        return shell;
-      } as (this: never) => unknown,
-      original!.set as ((this: never, value: never) => void) | undefined,
-    );
+    if (proto === undefined || get === undefined) continue;
+    if (!done.includes(proto)) {
+      done.push(proto);
+      tx.defineAccessor(
+        proto,
+        "body",
+        function body(this: object) {
+          const stream: unknown = get.call(this);
+          if (!isNativeReadable(stream)) return stream;
+          return bodyShellFor(this, stream as globalThis.ReadableStream<Uint8Array>);
+        } as (this: never) => unknown,
+        original!.set as ((this: never, value: never) => void) | undefined,
+      );
+    }
+    for (const method of BODY_METHODS) {
+      const owner = ownerOf(classProto, method) as Record<string, unknown> | undefined;
+      const fn = owner?.[method];
+      if (owner === undefined || typeof fn !== "function" || done.includes(fn)) continue;
+      done.push(fn);
+      const wrapped = {
+        [method](this: unknown, ...args: unknown[]): unknown {
+          syncBodyShellOf(this);
+          return (fn as (...a: unknown[]) => unknown).apply(this, args);
+        },
+      }[method]!;
+      tx.defineValue(owner, method, wrapped);
+    }
   }
 }
 
-/** `init.body` replaced by the native stream for one of our streams (a copy of `init`; `init` itself otherwise). */
-function withNativeBody(init: unknown, context: string, bridge: BodyBridge | undefined): unknown {
-  if (typeof init !== "object" || init === null) return init;
+/**
+ * `init` with `body` replaced by the native stream made for one of our streams, and that stream; `init`
+ * itself (and undefined) when its body is not one of ours. The copy is shallow, with the same own
+ * enumerable members.
+ */
+function withNativeBody(init: unknown, context: string, bridge: BodyBridge | undefined): [unknown, globalThis.ReadableStream<Uint8Array>?] {
+  if (typeof init !== "object" || init === null) return [init];
   const body = (init as { body?: unknown }).body;
-  if (!isOurReadable(body)) return init;
-  // A shallow copy with the same own enumerable members, as the dictionary conversion reads them.
-  return { ...(init as object), body: toNativeBody(body, context, bridge) };
+  if (!isOurReadable(body)) return [init];
+  const native = toNativeBody(body, context, bridge);
+  return [{ ...(init as object), body: native }, native];
 }
 
 /**
@@ -283,7 +316,8 @@ function withNativeBody(init: unknown, context: string, bridge: BodyBridge | und
  * `fetch(url, { body: ours })` hand the runtime a native stream reading ours (bytes checked, see
  * `toNativeBody`), since a runtime's own body code reads native internals. `Response`/`Request` become
  * proxies of the native classes whose construction converts the body first: the instances, the
- * prototypes, the statics and `instanceof` are the native ones.
+ * prototypes, the statics and `instanceof` are the native ones. The native stream made for a
+ * Response/Request is remembered (`bodyMadeFor`).
  */
 export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge): void {
   const g = global();
@@ -292,10 +326,14 @@ export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge): void {
   if (typeof NativeResponse === "function") {
     const proxy: typeof NativeResponse = new Proxy(NativeResponse, {
       construct(target, args, newTarget): object {
+        let native: globalThis.ReadableStream<Uint8Array> | undefined;
         if (args.length > 0 && isOurReadable(args[0])) {
-          args = [toNativeBody(args[0], "Response", bridge), ...args.slice(1)];
+          native = toNativeBody(args[0], "Response", bridge);
+          args = [native, ...args.slice(1)];
         }
-        return Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object;
+        const response = Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object;
+        if (native !== undefined) rememberBody(response, native);
+        return response;
       },
     });
     tx.defineValue(g, "Response", proxy);
@@ -304,8 +342,15 @@ export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge): void {
   if (typeof NativeRequest === "function") {
     const proxy: typeof NativeRequest = new Proxy(NativeRequest, {
       construct(target, args, newTarget): object {
-        if (args.length > 1) args = [args[0], withNativeBody(args[1], "Request", bridge), ...args.slice(2)];
-        return Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object;
+        let native: globalThis.ReadableStream<Uint8Array> | undefined;
+        if (args.length > 1) {
+          const [init, made] = withNativeBody(args[1], "Request", bridge);
+          native = made;
+          args = [args[0], init, ...args.slice(2)];
+        }
+        const request = Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object;
+        if (native !== undefined) rememberBody(request, native);
+        return request;
       },
     });
     tx.defineValue(g, "Request", proxy);
@@ -314,7 +359,7 @@ export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge): void {
   if (typeof nativeFetch === "function") {
     tx.defineValue(g, "fetch", function fetch(this: unknown, input: unknown, init?: unknown) {
       if (arguments.length < 2) return nativeFetch.call(this, input);
-      return nativeFetch.call(this, input, withNativeBody(init, "fetch", bridge));
+      return nativeFetch.call(this, input, withNativeBody(init, "fetch", bridge)[0]);
     });
   }
 }

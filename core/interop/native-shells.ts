@@ -63,14 +63,12 @@ function byteShell<R>(
   onEnd: ShellEnd | undefined,
   body: ShellState | undefined,
 ): ReadableStream<R> {
-  let reader: NativeReader<R> | undefined;
+  const hold = new NativeHold(native, body);
   let controller!: ReadableByteStreamController;
-  // Set once the shell is closed, errored or cancelled: native results still in flight are dropped.
-  let done = false;
   const onResult = (result: { done: boolean; value?: R }): void => {
-    if (done) return;
+    if (hold.done) return;
     if (result.done) {
-      done = true;
+      hold.done = true;
       controller.close();
       controller.byobRequest?.respond(0);
       onEnd?.(false, undefined);
@@ -83,8 +81,8 @@ function byteShell<R>(
     }
   };
   const onError = (err: unknown): void => {
-    if (done) return;
-    done = true;
+    if (hold.done) return;
+    hold.done = true;
     controller.error(err);
     onEnd?.(true, err);
   };
@@ -95,20 +93,13 @@ function byteShell<R>(
       if (body !== undefined) body.controller = c;
     },
     pull(): void {
-      if (body !== undefined) body.touched = true;
-      (reader ??= openReader(native)).read().then(onResult, onError);
+      hold.reader().read().then(onResult, onError);
     },
-    cancel(reason: unknown): Promise<void> | undefined {
-      if (body !== undefined) body.touched = true;
-      const wasDone = done;
-      done = true;
-      if (!wasDone) onEnd?.(false, undefined);
-      // Handed over: the pipe's own shell owns (and cancels) the native stream.
-      if (body?.handedOver) return undefined;
-      return reader === undefined ? native.cancel(reason) : reader.cancel(reason);
-    },
+    cancel: (reason: unknown) => hold.cancel(reason, onEnd),
   };
-  return new ReadableStream(source as unknown as UnderlyingByteSource, { highWaterMark: 0 }) as unknown as ReadableStream<R>;
+  const stream = new ReadableStream(source as unknown as UnderlyingByteSource, { highWaterMark: 0 }) as unknown as ReadableStream<R>;
+  holds.set(stream, hold);
+  return stream;
 }
 
 /**
@@ -125,33 +116,31 @@ function defaultShell<R>(
   onEnd: ShellEnd | undefined,
   body?: ShellState,
 ): ReadableStream<R> {
-  let reader: NativeReader<R> | undefined;
+  const hold = new NativeHold(native, body);
   let controller!: ReadableStreamDefaultController<R>;
-  // Set once the shell is closed, errored or cancelled: native results still in flight are dropped.
-  let done = false;
   // Settles the promise of the pull that started the running burst.
   let endBurst: (() => void) | undefined;
   const fail = (err: unknown): void => {
-    if (done) return;
-    done = true;
+    if (hold.done) return;
+    hold.done = true;
     controller.error(err);
     onEnd?.(true, err);
   };
   const burst = async (): Promise<void> => {
     try {
-      const r = (reader ??= openReader(native));
+      const r = hold.reader();
       for (;;) {
         const result = await r.read();
-        if (done) return;
+        if (hold.done) return;
         if (result.done) {
-          done = true;
+          hold.done = true;
           controller.close();
           onEnd?.(false, undefined);
           return;
         }
         controller.enqueue(result.value);
         // Queued (desiredSize -1), or the shell ended inside enqueue(): the burst stops.
-        if (done || controller.desiredSize !== 0) return;
+        if (hold.done || controller.desiredSize !== 0) return;
       }
     } catch (err) {
       fail(err);
@@ -161,32 +150,88 @@ function defaultShell<R>(
       end();
     }
   };
-  return new ReadableStream<R>(
+  const stream = new ReadableStream<R>(
     {
       start(c) {
         controller = c;
         if (body !== undefined) body.controller = c as ReadableStreamDefaultController<unknown>;
       },
       pull() {
-        if (body !== undefined) body.touched = true;
         const promise = new Promise<void>((resolve) => {
           endBurst = resolve;
         });
         void burst();
         return promise;
       },
-      cancel(reason) {
-        if (body !== undefined) body.touched = true;
-        const wasDone = done;
-        done = true;
-        if (!wasDone) onEnd?.(false, undefined);
-        // Handed over: the pipe's own shell owns (and cancels) the native stream.
-        if (body?.handedOver) return undefined;
-        return reader === undefined ? native.cancel(reason) : reader.cancel(reason);
-      },
+      cancel: (reason) => hold.cancel(reason, onEnd),
     },
     { highWaterMark: 0 },
   );
+  holds.set(stream, hold);
+  return stream;
+}
+
+/**
+ * A shell's hold on its native stream: the native reader, taken at the shell's first pull, or earlier
+ * when the shell's own lock must show on the native stream (see {@link holdNativeOf}), and given back
+ * when that lock went away before anything was read or cancelled ({@link syncBodyShell}).
+ */
+class NativeHold<R> {
+  readonly #native: globalThis.ReadableStream<R>;
+  readonly #body: ShellState | undefined;
+  #reader: NativeReader<R> | undefined;
+  /** Read from or cancelled through this hold: its reader is no longer the shell's to give back. */
+  #used = false;
+  /** Set once the shell is closed, errored or cancelled: native results still in flight are dropped. */
+  done = false;
+
+  constructor(native: globalThis.ReadableStream<R>, body: ShellState | undefined) {
+    this.#native = native;
+    this.#body = body;
+  }
+
+  /** The reader, for a read: the native stream is the shell's from now on. */
+  reader(): NativeReader<R> {
+    this.#used = true;
+    if (this.#body !== undefined) this.#body.touched = true;
+    return this.hold();
+  }
+
+  /** Locks the native stream (takes the reader) without reading it. */
+  hold(): NativeReader<R> {
+    return (this.#reader ??= openReader(this.#native));
+  }
+
+  /** Unlocks the native stream when it was only held: nothing read or cancelled through it. */
+  letGo(): void {
+    if (this.#used || this.#reader === undefined) return;
+    this.#reader.releaseLock();
+    this.#reader = undefined;
+  }
+
+  /** The shell's cancel: ends the shell and cancels the native stream, unless handed over to a pipe. */
+  cancel(reason: unknown, onEnd: ShellEnd | undefined): Promise<void> | undefined {
+    this.#used = true;
+    const body = this.#body;
+    if (body !== undefined) body.touched = true;
+    const wasDone = this.done;
+    this.done = true;
+    if (!wasDone) onEnd?.(false, undefined);
+    // Handed over: the pipe's own shell owns (and cancels) the native stream.
+    if (body?.handedOver) return undefined;
+    return this.#reader === undefined ? this.#native.cancel(reason) : this.#reader.cancel(reason);
+  }
+}
+
+/** The hold of every shell on its native stream. */
+const holds = new WeakMap<object, NativeHold<unknown>>();
+
+/**
+ * When `shell` is a shell that is locked (a pipe took it): locks its native stream now, as the native
+ * stream would be locked at once by the same pipe, instead of at the shell's first pull.
+ */
+export function holdNativeOf(shell: ReadableStream<unknown> | undefined): void {
+  if (shell?.locked) holds.get(shell)?.hold();
 }
 
 /** Called once when a shell closes, errors or is cancelled (`failed` and the error for an error). */
@@ -234,6 +279,18 @@ function isByteStream(native: globalThis.ReadableStream): boolean {
   }
 }
 
+/**
+ * The state of `stream` when it is a body shell that nothing has read, locked, cancelled or handed over,
+ * after {@link syncBodyShell} (its native stream then is unlocked too); otherwise undefined.
+ */
+function freeBodyShell(stream: unknown): ShellState | undefined {
+  const state = typeof stream === "object" && stream !== null ? shellStates.get(stream) : undefined;
+  if (state === undefined) return undefined;
+  const body = stream as ReadableStream<Uint8Array>;
+  syncBodyShell(body);
+  return state.touched || state.handedOver || body.locked ? undefined : state;
+}
+
 /** The current body shell of each native body (see {@link bodyShellOf}). */
 const bodyShells = new WeakMap<object, ReadableStream<Uint8Array>>();
 
@@ -260,10 +317,9 @@ export function bodyShellOf(native: globalThis.ReadableStream<Uint8Array>): Read
  * with the same error) and is unlocked. Otherwise returns undefined and the pipe reads `stream` itself.
  */
 export function takeBodyForPipe(stream: unknown, options: unknown): ReadableStream<Uint8Array> | undefined {
-  const state = shellStates.get(stream as object);
-  if (state === undefined || state.touched || state.handedOver) return undefined;
+  const state = freeBodyShell(stream);
+  if (state === undefined) return undefined;
   const body = stream as ReadableStream<Uint8Array>;
-  if (body.locked) return undefined;
   if (options !== undefined && (typeof options !== "object" || options === null)) return undefined;
   if (options != null) {
     const { preventCancel, signal } = options as { preventCancel?: unknown; signal?: unknown };
@@ -286,28 +342,66 @@ export function takeBodyForPipe(stream: unknown, options: unknown): ReadableStre
  * the native stream. Otherwise returns undefined.
  */
 export function takeNativeOfBodyShell(stream: unknown): globalThis.ReadableStream<Uint8Array> | undefined {
-  const state = shellStates.get(stream as object);
-  if (state === undefined || state.touched || state.handedOver) return undefined;
+  const state = freeBodyShell(stream);
+  if (state === undefined) return undefined;
   const body = stream as ReadableStream<Uint8Array>;
-  if (body.locked) return undefined;
   state.handedOver = true;
   body.getReader();
   if (bodyShells.get(state.native) === body) bodyShells.delete(state.native);
   return state.native as globalThis.ReadableStream<Uint8Array>;
 }
 
+/** The body shell each Response/Request handed out last (see {@link syncBodyShellOf}). */
+const shellOf = new WeakMap<object, ReadableStream<Uint8Array>>();
+
 /**
- * When `stream` is a body shell that nothing has read, locked or cancelled, and its native stream has been
- * locked by something else (the runtime's own consumer, such as `text()`): locks the shell for good, so
- * that `body.locked` reports what the native body reports. The shell will not touch the native stream.
+ * The shell `owner.body` (a Response or Request) hands out for its native body `native`, its state
+ * brought in line with the native body's (see {@link syncBodyShell}).
  */
-export function followNativeLock(stream: unknown): void {
-  const state = shellStates.get(stream as object);
-  if (state === undefined || state.touched || state.handedOver || !state.native.locked) return;
-  const body = stream as ReadableStream<Uint8Array>;
-  if (body.locked) return;
+export function bodyShellFor(owner: object, native: globalThis.ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const shell = bodyShellOf(native);
+  shellOf.set(owner, shell);
+  syncBodyShell(shell);
+  return shell;
+}
+
+/**
+ * Brings the native body of the shell `owner.body` last handed out in line with that shell, before the
+ * runtime's own code looks at the native body (`text()`, `clone()`...): see {@link syncBodyShell}.
+ */
+export function syncBodyShellOf(owner: unknown): void {
+  const shell = typeof owner === "object" && owner !== null ? shellOf.get(owner) : undefined;
+  if (shell !== undefined) syncBodyShell(shell);
+}
+
+/**
+ * A body shell reads its native stream only at its first pull, so that reading `response.body` does not
+ * use the body up; until then the lock of one shows on the other here, for a shell nothing has read,
+ * cancelled or handed over:
+ * - the shell is locked (a reader of ours, a pipe, `tee()`): the native stream is locked too (held), so
+ *   the runtime's `text()`, `clone()`... refuse it as they refuse a locked native body;
+ * - the shell is not locked: a native stream only held (the reader was released) is unlocked again; and
+ *   when something else locked the native stream (the runtime's own consumer, `text()`), the shell is
+ *   locked for good, so that `body.locked` says what the native body says. The shell then never touches
+ *   the native stream.
+ */
+export function syncBodyShell(shell: ReadableStream<Uint8Array>): void {
+  const state = shellStates.get(shell);
+  if (state === undefined || state.touched || state.handedOver) return;
+  const hold = holds.get(shell)!;
+  if (shell.locked) {
+    hold.hold();
+    return;
+  }
+  hold.letGo();
+  if (!state.native.locked) return;
   state.handedOver = true;
-  body.getReader();
+  shell.getReader();
+}
+
+/** Whether `stream` is a body shell (one of ours standing for a native body). */
+export function isBodyShell(stream: unknown): boolean {
+  return typeof stream === "object" && stream !== null && shellStates.has(stream);
 }
 
 /** A Uint8Array that may be transferred: the chunk itself when it owns its whole buffer, else a copy. */

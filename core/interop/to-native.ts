@@ -62,6 +62,22 @@ export function toNativeBody(
   return bridge(stream, context);
 }
 
+/** The native stream `toNativeBody` made for each Response/Request built from one of our streams. */
+const madeBodies = new WeakMap<object, globalThis.ReadableStream<Uint8Array>>();
+
+/** Records that `owner` (a Response or Request) was built with `native`, made by {@link toNativeBody}. */
+export function rememberBody(owner: object, native: globalThis.ReadableStream<Uint8Array>): void {
+  madeBodies.set(owner, native);
+}
+
+/**
+ * The native stream {@link toNativeBody} made when `owner` was built from one of our streams, if it was
+ * (found without calling the body getter, which can be costly: Deno makes a stream for a static body).
+ */
+export function bodyMadeFor(owner: unknown): globalThis.ReadableStream<Uint8Array> | undefined {
+  return typeof owner === "object" && owner !== null ? madeBodies.get(owner) : undefined;
+}
+
 function defaultBodyBridge(stream: ReadableStream<unknown>, context: string): globalThis.ReadableStream<Uint8Array> {
   return nativeReading(stream.getReader() as ReadableStreamDefaultReader<unknown>, context) as globalThis.ReadableStream<Uint8Array>;
 }

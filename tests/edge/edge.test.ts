@@ -271,6 +271,12 @@ for (const t of TARGETS) {
     unpatched["/body-cancel"] = r;
   });
 
+  test("without the patch: what a locked native body does (the reference for the patched test)", async () => {
+    const r = await getJson(t, "/body-lock");
+    assert.match(r.native["locked text()"], /Error/, "natively a locked body cannot be read");
+    unpatched["/body-lock"] = r;
+  });
+
   // --- patched -------------------------------------------------------------------------------------
 
   test("patchGlobalWebStreams() replaces the globals", async () => {
@@ -375,6 +381,10 @@ for (const t of TARGETS) {
 
   test("patched: a body of ours read, then cancelled: the reason (none: undefined) and our cancel's failure as native", async () => {
     assert.equal(await getJson(t, "/body-cancel"), unpatched["/body-cancel"]);
+  });
+
+  test("patched: a body locked by a reader of response.body: text(), arrayBuffer(), blob(), clone() and a pipe as native", async () => {
+    assert.equal(await getJson(t, "/body-lock"), unpatched["/body-lock"]);
   });
 
   // --- unpatched -----------------------------------------------------------------------------------

@@ -19,6 +19,8 @@
  *   /consume                      text() / arrayBuffer() / bytes() / json() of new Response(ours) vs native
  *   /instanceof                   instanceof both ways, bodies, pipes between native and ours
  *   /to-native [case]             toNativeReadableStream(): backpressure, cancel, errors
+ *   /body-lock                    bodies locked by a reader of response.body: text(), clone()... (the
+ *                                 global classes: ours while patched, native before)
  *   /body-cancel                  a body read once, then cancelled: the reason the source sees, what
  *                                 cancel() gives (the global classes: ours while patched, native before)
  *
@@ -31,6 +33,7 @@ import * as edge from "../../adapters/edge/mod.ts";
 import { joinBytes } from "../../core/interop/join-bytes.ts";
 import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "./snapshot.ts";
+import { lockedBodyOutcomes } from "../shared/body-lock.ts";
 
 type Bytes = Uint8Array<ArrayBuffer>;
 type Stage = (chunk: Uint8Array) => Uint8Array;
@@ -492,6 +495,27 @@ async function bodyCancel(): Promise<Response> {
   });
 }
 
+/**
+ * What `text()`, `arrayBuffer()`, `blob()`, `clone()` and a pipe do with a body locked by a reader of
+ * `response.body`, for a string body, a native stream and a stream of the global class (ours while
+ * patched). The test compares the answer while patched with the answer before the patch.
+ */
+async function bodyLock(): Promise<Response> {
+  const bytes = (): Bytes => new TextEncoder().encode("some body") as Bytes;
+  const streamOf = (RS: typeof Native.ReadableStream) => () =>
+    new RS<Bytes>({
+      start(c) {
+        c.enqueue(bytes());
+        c.close();
+      },
+    });
+  return json({
+    string: await lockedBodyOutcomes(Response, () => "some body"),
+    native: await lockedBodyOutcomes(Response, streamOf(Native.ReadableStream)),
+    global: await lockedBodyOutcomes(Response, streamOf(globalThis.ReadableStream)),
+  });
+}
+
 /** The worker's request handler. */
 export async function handle(request: Request): Promise<Response> {
   const url = new URL(request.url);
@@ -512,6 +536,7 @@ export async function handle(request: Request): Promise<Response> {
       case "/instanceof": return await instanceOf(request);
       case "/to-native": return await toNative(url);
       case "/body-cancel": return await bodyCancel();
+      case "/body-lock": return await bodyLock();
       default: return json({ error: `no route ${url.pathname}` }, 404);
     }
   } catch (e) {

@@ -19,6 +19,7 @@ import type { AddressInfo } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as fuse from "../../adapters/node/mod.ts";
+import { lockedBodyOutcomes } from "../shared/body-lock.ts";
 import {
   isGlobalWebStreamsPatched,
   patchGlobalWebStreams,
@@ -424,6 +425,31 @@ nodeTest("Response.clone() and Request.clone() of fusestreams bodies, undici-mad
     });
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+nodeTest("a body locked by a reader of response.body: text(), arrayBuffer(), blob(), clone() and a pipe as unpatched", async () => {
+  const bytes = () => enc.encode("some body");
+  const nativeBody = () =>
+    new Native.ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(bytes());
+        c.close();
+      },
+    });
+  const kinds: [string, () => unknown, () => unknown][] = [
+    ["a string body", () => "some body", () => "some body"],
+    ["a native stream body", nativeBody, nativeBody],
+    ["a body of ours", nativeBody, () => oursOf("some body")],
+  ];
+  for (const [kind, unpatchedBody, patchedBody] of kinds) {
+    const expected = await lockedBodyOutcomes(Response, unpatchedBody);
+    assert.match(expected["locked text()"]!, /Error/, `${kind}: a locked body cannot be read`);
+    let actual: Record<string, string> = {};
+    await patched(async () => {
+      actual = await lockedBodyOutcomes(Response, patchedBody);
+    });
+    assert.equal(actual, expected, kind);
   }
 });
 

@@ -18,6 +18,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { CLASS_NAMES } from "../../core/interop/global-patch.ts";
 import * as fuse from "../../mod.ts";
+import { lockedBodyOutcomes } from "../shared/body-lock.ts";
 
 /** The adapter contract as these tests use it (core/interop's `RuntimeAdapter`). */
 export interface AdapterUnderTest {
@@ -643,6 +644,21 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
       assert.not.ok(text.ok);
       assert.is(!text.ok && text.error, boom, "our error ends the body with the same object");
     });
+  });
+
+  onRuntime("a body locked by a reader of response.body: text(), arrayBuffer(), blob(), clone() and a pipe as for a native body", async () => {
+    const bytes = () => enc.encode("some body");
+    const kinds: [string, () => unknown, () => unknown][] = [
+      ["a string body", () => "some body", () => "some body"],
+      ["a native stream body", () => nativeOf(bytes()), () => nativeOf(bytes())],
+      ["a body of ours", () => nativeOf(bytes()), () => oursOf(bytes())],
+    ];
+    for (const [kind, native, ours] of kinds) {
+      const expected = await lockedBodyOutcomes(Native.Response, native);
+      assert.match(expected["locked text()"]!, /Error/, `${kind}: natively a locked body cannot be read`);
+      const actual = await patched(() => lockedBodyOutcomes(Response, ours));
+      assert.equal(actual, expected, kind);
+    }
   });
 
   onRuntime("bodies of ours: cancel() after a read reaches our source with exactly its reason (none: undefined) and our cancel's failure, as for a native body", async () => {

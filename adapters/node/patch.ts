@@ -8,6 +8,7 @@ import { Duplex, Readable, Writable } from "node:stream";
 import * as api from "../../mod.ts";
 import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, UnpatchGlobalWebStreams } from "../../core/interop/adapter.ts";
 import { createGlobalPatch } from "../../core/interop/global-patch.ts";
+import { isBodyShell } from "../../core/interop/native-shells.ts";
 import { isOurReadable, isOurWritable } from "../../core/interop/natives.ts";
 import type { PatchTransaction } from "../../core/interop/patch-transaction.ts";
 import { runtimeMismatch } from "../../core/interop/runtime.ts";
@@ -180,9 +181,12 @@ function clonedBranch(stream: api.ReadableStream): api.ReadableStream {
   );
 }
 
-/** Whether `stream` is one of our streams that a clone() may tee (not locked, not read from). */
+/**
+ * Whether `stream` is one of our streams that a clone() may tee (not locked, not read from). A body shell
+ * is not: it stands for a native body, which undici's clone() tees itself.
+ */
 function clonableOurs(stream: unknown): stream is api.ReadableStream {
-  return isOurReadable(stream) && !stream.locked && api.readableStreamState(stream)?.disturbed === false;
+  return isOurReadable(stream) && !isBodyShell(stream) && !stream.locked && api.readableStreamState(stream)?.disturbed === false;
 }
 
 /**
@@ -194,7 +198,7 @@ function clonableOurs(stream: unknown): stream is api.ReadableStream {
  * the first branch (ReadableStreamTeeInPlace: undici keeps the same stream object), and the clone is made
  * from the second with the same status, status text, headers, type, URL and redirect flag (a Request:
  * `new Request(this, { body })`, which copies every other member). A used or locked body, or a native
- * one, goes to undici's clone(), which throws or tees it as before.
+ * one (seen through a body shell), goes to undici's clone(), which throws or tees it as before.
  */
 function patchClone(tx: PatchTransaction): void {
   const g = globalThis as unknown as { Response?: typeof Response; Request?: typeof Request };

@@ -428,6 +428,30 @@ nodeTest("Response.clone() and Request.clone() of fusestreams bodies, undici-mad
   }
 });
 
+nodeTest("Response.clone() and Request.clone() of native bodies (a native stream, made before or while patched): both sides read whole", async () => {
+  const nativeBody = () =>
+    new Native.ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(enc.encode("native "));
+        c.enqueue(enc.encode("body"));
+        c.close();
+      },
+    });
+  const before = new Response(nativeBody());
+  await patched(async () => {
+    for (const [what, r] of [["made before the patch", before], ["made while patched", new Response(nativeBody())]] as const) {
+      const c = r.clone();
+      assert.equal([await r.text(), await c.text()], ["native body", "native body"], `${what}: original first`);
+    }
+    const r = new Response(nativeBody());
+    const c = r.clone();
+    assert.equal([await c.text(), await r.text()], ["native body", "native body"], "the clone first");
+    const req = new Request("http://127.0.0.1/", { method: "POST", body: nativeBody(), duplex: "half" } as RequestInit);
+    const rc = req.clone();
+    assert.equal([await req.text(), await rc.text()], ["native body", "native body"], "a Request");
+  });
+});
+
 nodeTest("a body locked by a reader of response.body: text(), arrayBuffer(), blob(), clone() and a pipe as unpatched", async () => {
   const bytes = () => enc.encode("some body");
   const nativeBody = () =>

@@ -7,7 +7,15 @@
  */
 import * as api from "../../mod.ts";
 import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, RuntimeName, UnpatchGlobalWebStreams } from "./adapter.ts";
-import { bodyShellFor, holdNativeOf, readableShell, syncBodyShellOf, takeBodyForPipe, writableShell } from "./native-shells.ts";
+import {
+  bodyShellFor,
+  holdNativeOf,
+  readableShell,
+  releaseUnusedWritableShell,
+  syncBodyShellOf,
+  takeBodyForPipe,
+  writableShell,
+} from "./native-shells.ts";
 import { isInstance, isNativeReadable, isNativeWritable, isOurReadable, isOurWritable, Native, ownerOf } from "./natives.ts";
 import { PatchTransaction } from "./patch-transaction.ts";
 import { type BodyBridge, rememberBody, toNativeBody } from "./to-native.ts";
@@ -208,15 +216,21 @@ export function patchPipes(tx: PatchTransaction): void {
     const taken = writable ? takeBodyForPipe(this, options) : undefined;
     const promise = ourPipeTo.call(taken ?? this, dest, options);
     holdNativeOf(taken);
+    // A pipe that failed before it started leaves a native destination unlocked, as natively.
+    if (dest !== destination) releaseUnusedWritableShell(dest);
     return promise;
   });
   tx.defineValue(ourProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
     const pair = ourPair(transform);
     const writable = isPair(pair) && isOurWritable(pair.writable) && !pair.writable.locked && isOurReadable(pair.readable);
     const taken = writable ? takeBodyForPipe(this, options) : undefined;
-    const readable = ourPipeThrough.call(taken ?? this, pair, options);
-    holdNativeOf(taken);
-    return readable;
+    try {
+      return ourPipeThrough.call(taken ?? this, pair, options);
+    } finally {
+      holdNativeOf(taken);
+      // A pipe that failed before it started leaves a native writable side unlocked, as natively.
+      if (isPair(pair) && pair !== transform) releaseUnusedWritableShell(pair.writable);
+    }
   });
 
   const NativeRS = Native.ReadableStream as { prototype: object } | undefined;
@@ -240,9 +254,13 @@ export function patchPipes(tx: PatchTransaction): void {
   tx.defineValue(nativeProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
     if (isPair(transform) && (isOurWritable(transform.writable) || isOurReadable(transform.readable)) && isNativeReadable(this)) {
       const shell = readableShell(this, false);
-      const readable = ourPipeThrough.call(shell, ourPair(transform), options);
-      holdNativeOf(shell);
-      return readable;
+      const pair = ourPair(transform);
+      try {
+        return ourPipeThrough.call(shell, pair, options);
+      } finally {
+        holdNativeOf(shell);
+        if (isPair(pair) && pair !== transform) releaseUnusedWritableShell(pair.writable);
+      }
     }
     return nativePipeThrough.call(this, transform, options);
   });

@@ -415,12 +415,13 @@ function ownedBytes(chunk: unknown): Uint8Array<ArrayBuffer> {
 }
 
 /**
- * One of our WritableStreams writing into a native one through its writer (locked at once). A write
- * completes as soon as the native writer is ready for more, so the native queue does the buffering.
+ * One of our WritableStreams writing into a native one through its writer (locked at once; see
+ * {@link releaseUnusedWritableShell}). A write completes as soon as the native writer is ready for more,
+ * so the native queue does the buffering.
  */
 export function writableShell<W>(native: globalThis.WritableStream<W>): WritableStream<W> {
   const writer = native.getWriter();
-  return new WritableStream<W>(
+  const shell = new WritableStream<W>(
     {
       start(controller: WritableStreamDefaultController) {
         writer.closed.then(noop, (err: unknown) => controller.error(err));
@@ -438,4 +439,19 @@ export function writableShell<W>(native: globalThis.WritableStream<W>): Writable
     },
     { highWaterMark: 1 },
   );
+  writers.set(shell, writer);
+  return shell;
+}
+
+/** The native writer of each writable shell. */
+const writers = new WeakMap<object, WritableStreamDefaultWriter>();
+
+/**
+ * When `shell` is a writable shell that nothing locked (the pipe it was made for failed before it
+ * started: a locked source, bad options): unlocks its native stream, which a failed native pipe leaves
+ * unlocked too. The shell is not used again.
+ */
+export function releaseUnusedWritableShell(shell: unknown): void {
+  if (typeof shell !== "object" || shell === null || (shell as WritableStream).locked) return;
+  writers.get(shell)?.releaseLock();
 }

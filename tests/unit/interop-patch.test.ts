@@ -12,6 +12,8 @@ import { createGlobalPatch, CLASS_NAMES } from "../../core/interop/global-patch.
 import { PatchTransaction } from "../../core/interop/patch-transaction.ts";
 import { toNativeReadableStream } from "../../core/interop/to-native.ts";
 import * as nodeAdapter from "../../adapters/node/mod.ts";
+import * as denoAdapter from "../../adapters/deno/mod.ts";
+import * as bunAdapter from "../../adapters/bun/mod.ts";
 
 const g = globalThis as unknown as Record<PropertyKey, unknown>;
 const runtime = "Deno" in g ? "Deno" : "Bun" in g ? "Bun" : "Node.js";
@@ -163,6 +165,39 @@ test(`the Node.js adapter's patch on ${runtime}: ${runtime === "Node.js" ? "patc
   }
   assert.not.ok(nodeAdapter.isGlobalWebStreamsPatched());
   assert.equal(changed(before, snapshot()), []);
+});
+
+/** The adapter of the runtime this runs on. */
+const ownAdapter = runtime === "Deno" ? denoAdapter : runtime === "Bun" ? bunAdapter : nodeAdapter;
+
+test(`${runtime} adapter's patch: a pipe into a native stream that fails at once leaves the native stream unlocked, as natively`, async () => {
+  const NativeWS = globalThis.WritableStream;
+  const NativeTS = globalThis.TransformStream;
+  /** For a source made by `RS`: whether each failing pipe failed, and whether the native sides stayed unlocked. */
+  const observe = async (RS: typeof globalThis.ReadableStream) => {
+    const locked = new RS();
+    locked.getReader();
+    const ws1 = new NativeWS();
+    const lockedSource = await locked.pipeTo(ws1).then(() => "fulfilled", (e: Error) => e.name);
+    const ws2 = new NativeWS();
+    const badSignal = await new RS().pipeTo(ws2, { signal: 1 as unknown as AbortSignal }).then(() => "fulfilled", (e: Error) => e.name);
+    const pair = new NativeTS();
+    let through = "returned";
+    try {
+      locked.pipeThrough(pair);
+    } catch (e) {
+      through = (e as Error).name;
+    }
+    return { lockedSource, ws1: ws1.locked, badSignal, ws2: ws2.locked, through, pairWritable: pair.writable.locked, pairReadable: pair.readable.locked };
+  };
+  const expected = await observe(globalThis.ReadableStream);
+  assert.equal(expected, { lockedSource: "TypeError", ws1: false, badSignal: "TypeError", ws2: false, through: "TypeError", pairWritable: false, pairReadable: false });
+  ownAdapter.patchGlobalWebStreams();
+  try {
+    assert.equal(await observe(fuse.ReadableStream as unknown as typeof globalThis.ReadableStream), expected);
+  } finally {
+    ownAdapter.unpatchGlobalWebStreams();
+  }
 });
 
 test("toNativeReadableStream: a native stream reading ours, chunks unchanged, backpressure kept", async () => {

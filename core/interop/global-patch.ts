@@ -318,15 +318,20 @@ export function patchBodyGetters(tx: PatchTransaction): void {
 
 /**
  * `init` with `body` replaced by the native stream made for one of our streams, and that stream; `init`
- * itself (and undefined) when its body is not one of ours. The copy is shallow, with the same own
- * enumerable members.
+ * itself (and undefined) when its body is not one of ours. The replacement is a view of `init` that
+ * answers every other member from `init` itself (a copy of its own enumerable members would lose
+ * inherited and non-enumerable ones, and getters that need `init` as `this`), since the runtime's
+ * dictionary conversion reads each member with [[Get]].
  */
 function withNativeBody(init: unknown, context: string, bridge: BodyBridge | undefined): [unknown, globalThis.ReadableStream<Uint8Array>?] {
   if (typeof init !== "object" || init === null) return [init];
   const body = (init as { body?: unknown }).body;
   if (!isOurReadable(body)) return [init];
   const native = toNativeBody(body, context, bridge);
-  return [{ ...(init as object), body: native }, native];
+  const view = new Proxy(init, {
+    get: (target, key) => (key === "body" ? native : Reflect.get(target, key)),
+  });
+  return [view, native];
 }
 
 /**

@@ -383,6 +383,13 @@ for (const t of TARGETS) {
     assert.equal(await getJson(t, "/body-cancel"), unpatched["/body-cancel"]);
   });
 
+  test("patched: new Request(url, init) with a body of ours reads init's other members as natively", async () => {
+    const r = await getJson(t, "/init-members");
+    assert.equal(r.inherited, { native: "POST 1 body", global: "POST 1 body" }, "inherited members");
+    assert.equal(r.nonEnumerable, { native: "PATCH null body", global: "PATCH null body" }, "a non-enumerable member");
+    assert.equal(r.getter, { native: "PUT null body", global: "PUT null body" }, "a getter that needs init as this");
+  });
+
   test("patched: a body locked by a reader of response.body: text(), arrayBuffer(), blob(), clone() and a pipe as native", async () => {
     assert.equal(await getJson(t, "/body-lock"), unpatched["/body-lock"]);
   });

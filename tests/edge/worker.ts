@@ -21,6 +21,8 @@
  *   /to-native [case]             toNativeReadableStream(): backpressure, cancel, errors
  *   /body-lock                    bodies locked by a reader of response.body: text(), clone()... (the
  *                                 global classes: ours while patched, native before)
+ *   /init-members                 new Request(url, init) with a body of ours: init's inherited, non-enumerable
+ *                                 and getter members are read as for a native body
  *   /body-cancel                  a body read once, then cancelled: the reason the source sees, what
  *                                 cancel() gives (the global classes: ours while patched, native before)
  *
@@ -516,6 +518,51 @@ async function bodyLock(): Promise<Response> {
   });
 }
 
+/**
+ * `new Request(url, init)` whose `init` has its other members inherited, non-enumerable or behind a getter
+ * that needs `init` itself: method, a header and the body text, for a native body (the global `Request`
+ * as it was before any patch) and for a body of the global ReadableStream class (ours while patched).
+ */
+async function initMembers(): Promise<Response> {
+  class Init {
+    readonly #method = "PUT";
+    body: unknown;
+    duplex = "half";
+    constructor(body: unknown) {
+      this.body = body;
+    }
+    get method(): string {
+      return this.#method;
+    }
+  }
+  const inits: Record<string, (body: unknown) => object> = {
+    inherited: (body) => Object.assign(Object.create({ method: "POST", headers: { "x-a": "1" } }) as object, { body, duplex: "half" }),
+    nonEnumerable: (body) => Object.defineProperty({ body, duplex: "half" }, "method", { value: "PATCH", enumerable: false }),
+    getter: (body) => new Init(body),
+  };
+  const bytes = (): Bytes => new TextEncoder().encode("body") as Bytes;
+  const streamOf = (RS: typeof Native.ReadableStream) =>
+    new RS<Bytes>({
+      start(c) {
+        c.enqueue(bytes());
+        c.close();
+      },
+    });
+  const out: Record<string, { native: string; global: string }> = {};
+  for (const [what, init] of Object.entries(inits)) {
+    const describe = async (R: typeof Request, RS: typeof Native.ReadableStream) => {
+      try {
+        const r = new R("http://example.invalid/", init(streamOf(RS)) as RequestInit);
+        return `${r.method} ${r.headers.get("x-a")} ${await r.text()}`;
+      } catch (e) {
+        return `${errorInfo(e).name}: ${errorInfo(e).message}`;
+      }
+    };
+    out[what] = { native: await describe(Native.Request, Native.ReadableStream), global: await describe(Request, globalThis.ReadableStream) };
+  }
+  return json(out);
+}
+
 /** The worker's request handler. */
 export async function handle(request: Request): Promise<Response> {
   const url = new URL(request.url);
@@ -536,6 +583,7 @@ export async function handle(request: Request): Promise<Response> {
       case "/instanceof": return await instanceOf(request);
       case "/to-native": return await toNative(url);
       case "/body-cancel": return await bodyCancel();
+      case "/init-members": return await initMembers();
       case "/body-lock": return await bodyLock();
       default: return json({ error: `no route ${url.pathname}` }, 404);
     }

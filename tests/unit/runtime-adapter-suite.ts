@@ -646,6 +646,40 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     });
   });
 
+  onRuntime("new Request(url, init) and fetch(url, init) with a body of ours read init's other members as natively (inherited, non-enumerable, getters)", async () => {
+    class Init {
+      readonly #method = "PUT";
+      body: unknown;
+      duplex = "half";
+      constructor(body: unknown) {
+        this.body = body;
+      }
+      get method(): string {
+        return this.#method;
+      }
+    }
+    const inits: [string, (body: unknown) => object][] = [
+      ["inherited members", (body) => Object.assign(Object.create({ method: "POST", headers: { "x-a": "1" } }) as object, { body, duplex: "half" })],
+      ["a non-enumerable member", (body) => Object.defineProperty({ body, duplex: "half" }, "method", { value: "PATCH", enumerable: false })],
+      ["a class instance with a getter", (body) => new Init(body)],
+    ];
+    const describe = async (r: Request) => `${r.method} ${r.headers.get("x-a")} ${await r.text()}`;
+    await withServer(
+      async (req) => new Response(`${req.method} ${req.headers.get("x-a")} ${await req.text()}`),
+      async (url) => {
+        for (const [what, init] of inits) {
+          const expected = await describe(new Native.Request(url, init(nativeOf(enc.encode("body")))));
+          assert.is(expected, what === "inherited members" ? "POST 1 body" : what === "a class instance with a getter" ? "PUT null body" : "PATCH null body");
+          const fetched = await (await fetch(url, init(nativeOf(enc.encode("body"))) as RequestInit)).text();
+          await patched(async () => {
+            assert.is(await describe(new Request(url, init(oursOf(enc.encode("body"))))), expected, `new Request: ${what}`);
+            assert.is(await (await fetch(url, init(oursOf(enc.encode("body"))) as RequestInit)).text(), fetched, `fetch: ${what}`);
+          });
+        }
+      },
+    );
+  });
+
   onRuntime("a body locked by a reader of response.body: text(), arrayBuffer(), blob(), clone() and a pipe as for a native body", async () => {
     const bytes = () => enc.encode("some body");
     const kinds: [string, () => unknown, () => unknown][] = [

@@ -17,6 +17,10 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
  * The runtime conditions of the "." export, in order, and the source module each selects. Inside the
  * outer "import" / "require" conditions (which pick the `.d.ts` or `.d.cts` declarations and the `.js` or
  * `.cjs` file), so that ESM and CommonJS consumers both get declarations of their own module format.
+ * A runtime none of the conditions names gets the edge build: web-standard globals only, like the core,
+ * and with the adapter contract every other condition's module has (`toNativeReadableStream`, and a
+ * `patchGlobalWebStreams` that says clearly where it runs instead of being undefined); a bundle that
+ * imports only the classes is the same size either way.
  */
 export const ROOT_CONDITION_SOURCE: Readonly<Record<string, string>> = {
   workerd: "adapters/edge/mod.ts",
@@ -25,7 +29,7 @@ export const ROOT_CONDITION_SOURCE: Readonly<Record<string, string>> = {
   deno: "adapters/deno/mod.ts",
   node: "adapters/node/mod.ts",
   browser: "adapters/edge/mod.ts",
-  default: "mod.ts",
+  default: "adapters/edge/mod.ts",
 };
 
 function readJson(file: string): { [key: string]: Json } {

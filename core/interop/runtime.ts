@@ -17,5 +17,5 @@ export function describeRuntime(): string {
  */
 export function runtimeMismatch(adapter: string, here: boolean): string | undefined {
   if (here) return undefined;
-  return `this adapter is for ${adapter}, but the code runs on ${describeRuntime()}; import the adapter of this runtime (or "fusestreams", which picks it)`;
+  return `this adapter is for ${adapter}, but the code runs on ${describeRuntime()}; import this runtime's adapter instead (fusestreams/node, /deno, /bun or /edge)`;
 }

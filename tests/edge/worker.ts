@@ -34,7 +34,7 @@
 import * as edge from "../../adapters/edge/mod.ts";
 import { joinBytes } from "../../core/interop/join-bytes.ts";
 import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
-import { diffSnapshot, type Snapshot, takeSnapshot } from "./snapshot.ts";
+import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 import { lockedBodyOutcomes } from "../shared/body-lock.ts";
 
 type Bytes = Uint8Array<ArrayBuffer>;

@@ -8,12 +8,13 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as fuse from "../../mod.ts";
-import { createGlobalPatch, CLASS_NAMES } from "../../core/interop/global-patch.ts";
+import { createGlobalPatch } from "../../core/interop/global-patch.ts";
 import { PatchTransaction } from "../../core/interop/patch-transaction.ts";
 import { toNativeReadableStream } from "../../core/interop/to-native.ts";
 import * as nodeAdapter from "../../adapters/node/mod.ts";
 import * as denoAdapter from "../../adapters/deno/mod.ts";
 import * as bunAdapter from "../../adapters/bun/mod.ts";
+import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 
 const g = globalThis as unknown as Record<PropertyKey, unknown>;
 const runtime = "Deno" in g ? "Deno" : "Bun" in g ? "Bun" : "Node.js";
@@ -22,50 +23,9 @@ const NativeRS = globalThis.ReadableStream;
 void g["fetch"];
 void g["Response"];
 
-type Snapshot = Map<string, unknown>;
-
-function describeProperty(d: PropertyDescriptor | undefined): unknown[] | string {
-  if (d === undefined) return "absent";
-  return [d.value, d.get, d.set, d.writable, d.enumerable, d.configurable];
-}
-
-/** Every property and prototype link the shared steps may touch. */
+/** Every global, prototype and prototype link a patch may touch, and our classes' (see tests/shared/snapshot.ts). */
 function snapshot(): Snapshot {
-  const snap: Snapshot = new Map();
-  const own = (label: string, target: object | undefined): void => {
-    if (target === undefined) return;
-    for (const key of Reflect.ownKeys(target)) snap.set(`${label}.${String(key)}`, describeProperty(Object.getOwnPropertyDescriptor(target, key)));
-    snap.set(`${label}.[[Prototype]]`, Object.getPrototypeOf(target));
-  };
-  const ours = fuse as unknown as Record<string, { prototype: object }>;
-  for (const name of CLASS_NAMES) {
-    own(`ours.${name}`, ours[name]);
-    own(`ours.${name}.prototype`, ours[name]!.prototype);
-    const native = g[name] as { prototype: object } | undefined;
-    own(`native.${name}`, native);
-    own(`native.${name}.prototype`, native?.prototype);
-  }
-  own("Response.prototype", (g["Response"] as { prototype: object } | undefined)?.prototype);
-  own("Request.prototype", (g["Request"] as { prototype: object } | undefined)?.prototype);
-  // After the reads above: some runtimes (Node.js 20) define these as accessors that replace themselves.
-  for (const name of [...CLASS_NAMES, "Response", "Request", "fetch"]) {
-    snap.set(`globalThis.${name}`, describeProperty(Object.getOwnPropertyDescriptor(globalThis, name)));
-  }
-  for (const sym of Object.getOwnPropertySymbols(globalThis)) {
-    snap.set(`globalThis.${String(sym)}`, describeProperty(Object.getOwnPropertyDescriptor(globalThis, sym)));
-  }
-  return snap;
-}
-
-function changed(before: Snapshot, after: Snapshot): string[] {
-  const out: string[] = [];
-  for (const key of new Set([...before.keys(), ...after.keys()])) {
-    const a = before.get(key);
-    const b = after.get(key);
-    const same = Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((v, i) => Object.is(v, b[i])) : Object.is(a, b);
-    if (!same) out.push(key);
-  }
-  return out;
+  return takeSnapshot({ fuse });
 }
 
 test("PatchTransaction: a failing step puts back every earlier change and names the step", () => {
@@ -136,7 +96,7 @@ test(`createGlobalPatch: the shared steps, then a failing step: everything is pu
   assert.instance(caught, Error);
   assert.match((caught as Error).message, /failed at step "[^"]+"/);
   assert.not.ok(patch.isGlobalWebStreamsPatched());
-  assert.equal(changed(before, snapshot()), []);
+  assert.equal(diffSnapshot(before, snapshot()), []);
   assert.is(globalThis.ReadableStream, NativeRS);
 });
 
@@ -144,7 +104,7 @@ test(`createGlobalPatch: a runtime check that fails changes nothing and says why
   const before = snapshot();
   const patch = createGlobalPatch({ runtime: "bun", checkRuntime: () => "not this runtime" });
   assert.throws(() => patch.patchGlobalWebStreams(), (err: unknown) => err instanceof TypeError && /not this runtime/.test((err as Error).message));
-  assert.equal(changed(before, snapshot()), []);
+  assert.equal(diffSnapshot(before, snapshot()), []);
 });
 
 test(`the Node.js adapter's patch on ${runtime}: ${runtime === "Node.js" ? "patches and unpatches exactly" : "fails at once, naming the runtime, and changes nothing"}`, () => {
@@ -164,7 +124,7 @@ test(`the Node.js adapter's patch on ${runtime}: ${runtime === "Node.js" ? "patc
     );
   }
   assert.not.ok(nodeAdapter.isGlobalWebStreamsPatched());
-  assert.equal(changed(before, snapshot()), []);
+  assert.equal(diffSnapshot(before, snapshot()), []);
 });
 
 /** The adapter of the runtime this runs on. */

@@ -19,7 +19,9 @@ import type { AddressInfo } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as fuse from "../../adapters/node/mod.ts";
+import { CLASS_NAMES } from "../../core/interop/global-patch.ts";
 import { lockedBodyOutcomes } from "../shared/body-lock.ts";
+import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 import {
   isGlobalWebStreamsPatched,
   patchGlobalWebStreams,
@@ -34,22 +36,6 @@ const { isDisturbed, isErrored, isReadable } = nodeStream as unknown as Record<
 const runtime = "Deno" in g ? "Deno" : "Bun" in g ? "Bun" : "Node.js";
 const isNode = runtime === "Node.js";
 const nodeMajor = Number(process.versions.node.split(".")[0]);
-
-const CLASS_NAMES = [
-  "ReadableStream",
-  "ReadableStreamDefaultReader",
-  "ReadableStreamBYOBReader",
-  "ReadableStreamBYOBRequest",
-  "ReadableByteStreamController",
-  "ReadableStreamDefaultController",
-  "WritableStream",
-  "WritableStreamDefaultWriter",
-  "WritableStreamDefaultController",
-  "TransformStream",
-  "TransformStreamDefaultController",
-  "ByteLengthQueuingStrategy",
-  "CountQueuingStrategy",
-];
 
 // Captured at load, before any test patches.
 const Native = {
@@ -93,60 +79,14 @@ function oursOf(...parts: string[]): fuse.ReadableStream<Uint8Array> {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Snapshot of everything the patch may touch, to check that unpatch restores it exactly.
 
-type Snapshot = Map<string, unknown>;
-
-function describe(d: PropertyDescriptor | undefined): unknown {
-  if (d === undefined) return "absent";
-  return [d.value, d.get, d.set, d.writable, d.enumerable, d.configurable];
-}
-
+/**
+ * Everything the patch may touch (see tests/shared/snapshot.ts): the globals, their functions and
+ * prototypes, our classes, and node:stream's Readable/Writable/Duplex with their statics.
+ */
 function snapshot(): Snapshot {
-  const snap: Snapshot = new Map();
-  const own = (label: string, target: object | undefined) => {
-    if (target === undefined) return;
-    for (const key of Reflect.ownKeys(target)) {
-      snap.set(`${label}.${String(key)}`, describe(Object.getOwnPropertyDescriptor(target, key)));
-    }
-    snap.set(`${label}.[[Prototype]]`, Object.getPrototypeOf(target));
-  };
-  for (const name of [...CLASS_NAMES, "Response", "Request", "fetch", "Blob", "TextDecoderStream", "CompressionStream"]) {
-    snap.set(`globalThis.${name}`, describe(Object.getOwnPropertyDescriptor(globalThis, name)));
-  }
-  for (const sym of Object.getOwnPropertySymbols(globalThis)) {
-    snap.set(`globalThis.${String(sym)}`, describe(Object.getOwnPropertyDescriptor(globalThis, sym)));
-  }
-  const fuseClasses = fuse as unknown as Record<string, { prototype: object }>;
-  for (const name of CLASS_NAMES) {
-    own(`fuse.${name}`, fuseClasses[name]);
-    own(`fuse.${name}.prototype`, fuseClasses[name]!.prototype);
-    const native = g[name] as { prototype: object } | undefined;
-    own(`native.${name}`, native);
-    own(`native.${name}.prototype`, native?.prototype);
-  }
-  own("Response.prototype", (g["Response"] as { prototype: object }).prototype);
-  own("Request.prototype", (g["Request"] as { prototype: object }).prototype);
-  own("Readable", Readable);
-  own("Writable", Writable);
-  own("Duplex", Duplex);
-  const getBuiltinModule = (process as { getBuiltinModule?: (id: string) => object }).getBuiltinModule;
-  own("node:stream/web", getBuiltinModule?.call(process, "node:stream/web"));
-  return snap;
+  return takeSnapshot({ fuse, nodeStream: { Readable, Writable, Duplex } });
 }
-
-function diff(before: Snapshot, after: Snapshot): string[] {
-  const out: string[] = [];
-  for (const key of new Set([...before.keys(), ...after.keys()])) {
-    const a = before.get(key);
-    const b = after.get(key);
-    const same = Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((v, i) => Object.is(v, b[i])) : Object.is(a, b);
-    if (!same) out.push(key);
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------------
 
 nodeTest("patch: the globals become fusestreams' classes; patching twice is a no-op", async () => {
   assert.not.ok(isGlobalWebStreamsPatched());
@@ -171,12 +111,12 @@ nodeTest("unpatch: every global, prototype property, static and prototype link i
   const during = snapshot();
   unpatchGlobalWebStreams();
   const after = snapshot();
-  assert.ok(diff(before, during).length > 20, "the patch changed things");
-  assert.equal(diff(before, after), [], "nothing differs after unpatch");
+  assert.ok(diffSnapshot(before, during).length > 20, "the patch changed things");
+  assert.equal(diffSnapshot(before, after), [], "nothing differs after unpatch");
   // twice over
   patchGlobalWebStreams();
   unpatchGlobalWebStreams();
-  assert.equal(diff(before, snapshot()), []);
+  assert.equal(diffSnapshot(before, snapshot()), []);
 });
 
 nodeTest("instanceof both ways while patched, subclasses keep their own checks, and not after", async () => {

@@ -19,6 +19,7 @@ import * as assert from "uvu/assert";
 import { CLASS_NAMES } from "../../core/interop/global-patch.ts";
 import * as fuse from "../../mod.ts";
 import { lockedBodyOutcomes } from "../shared/body-lock.ts";
+import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 
 /** The adapter contract as these tests use it (core/interop's `RuntimeAdapter`). */
 export interface AdapterUnderTest {
@@ -226,57 +227,12 @@ function nativeOf<T>(...chunks: T[]): globalThis.ReadableStream<T> {
 
 // ---- snapshot of what a patch may change -------------------------------------------------------
 
-type Snapshot = Map<string, unknown>;
-
-function descriptorKey(d: PropertyDescriptor | undefined): unknown[] | "absent" {
-  return d === undefined ? "absent" : [d.value, d.get, d.set, d.writable, d.enumerable, d.configurable];
-}
-
 /**
- * Every own property (with its attributes) and the [[Prototype]] of the objects a patch may touch:
- * the stream globals, their prototypes (native and ours), Response, Request, Blob, fetch, the
- * runtime namespace (`Deno`, `Bun`) and the extra objects a runtime names.
+ * Every global, the functions it holds and their prototypes (native and ours), and the runtime's
+ * namespace (`Deno`, `Bun`), whose members a patch may replace (see tests/shared/snapshot.ts).
  */
-export function snapshotGlobals(extra: Record<string, object | undefined> = {}): Snapshot {
-  const snap: Snapshot = new Map();
-  const own = (label: string, target: unknown): void => {
-    if ((typeof target !== "object" && typeof target !== "function") || target === null) return;
-    for (const key of Reflect.ownKeys(target)) {
-      snap.set(`${label}.${String(key)}`, descriptorKey(Object.getOwnPropertyDescriptor(target, key)));
-    }
-    snap.set(`${label}.[[Prototype]]`, Object.getPrototypeOf(target));
-  };
-  own("globalThis", globalThis);
-  const ours = fuse as unknown as Record<string, { prototype: object }>;
-  for (const name of STREAM_CLASS_NAMES) {
-    own(`ours.${name}`, ours[name]);
-    own(`ours.${name}.prototype`, ours[name]!.prototype);
-  }
-  for (const key of Reflect.ownKeys(globalThis)) {
-    const value = Object.getOwnPropertyDescriptor(globalThis, key)?.value as unknown;
-    if (typeof value === "function" && typeof (value as { prototype?: unknown }).prototype === "object") {
-      const name = `global.${String(key)}`;
-      if (/Stream|Response|Request|Blob|Reader|Writer|Controller|Strategy|fetch|Headers/.test(name)) {
-        own(name, value);
-        own(`${name}.prototype`, (value as { prototype: object }).prototype);
-      }
-    }
-  }
-  own("runtime", g["Deno"] ?? g["Bun"]);
-  for (const [label, target] of Object.entries(extra)) own(label, target);
-  return snap;
-}
-
-/** The keys whose descriptors or prototypes differ between two snapshots. */
-export function snapshotDiff(before: Snapshot, after: Snapshot): string[] {
-  const out: string[] = [];
-  for (const key of new Set([...before.keys(), ...after.keys()])) {
-    const a = before.get(key);
-    const b = after.get(key);
-    const same = Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((v, i) => Object.is(v, b[i])) : Object.is(a, b);
-    if (!same) out.push(key);
-  }
-  return out;
+function snapshotGlobals(): Snapshot {
+  return takeSnapshot({ ours: fuse }, { runtime: (g["Deno"] ?? g["Bun"]) as object | undefined });
 }
 
 // ---- the suite ---------------------------------------------------------------------------------
@@ -343,10 +299,10 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
       assert.ok(message.includes(runtime), `the message names the adapter's runtime: ${message}`);
       assert.ok(message.includes(currentRuntime) || message.includes("not"), `the message says where it runs: ${message}`);
       assert.not.ok(adapter.isGlobalWebStreamsPatched());
-      assert.equal(snapshotDiff(before, snapshotGlobals()), [], "nothing changed");
+      assert.equal(diffSnapshot(before, snapshotGlobals()), [], "nothing changed");
       assert.is(globalThis.ReadableStream, Native.ReadableStream);
       adapter.unpatchGlobalWebStreams(); // a no-op
-      assert.equal(snapshotDiff(before, snapshotGlobals()), []);
+      assert.equal(diffSnapshot(before, snapshotGlobals()), []);
     });
   }
 
@@ -359,7 +315,7 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
         const before = snapshotGlobals();
         assert.throws(() => adapter.patchGlobalWebStreams(), (e: unknown) => e instanceof TypeError && (e as Error).message.includes(runtime));
         assert.not.ok(adapter.isGlobalWebStreamsPatched());
-        assert.equal(snapshotDiff(before, snapshotGlobals()), [], "nothing changed");
+        assert.equal(diffSnapshot(before, snapshotGlobals()), [], "nothing changed");
       } finally {
         if (had === undefined) delete g[runtime];
       }
@@ -400,10 +356,10 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     const during = snapshotGlobals();
     adapter.unpatchGlobalWebStreams();
     const after = snapshotGlobals();
-    assert.ok(snapshotDiff(before, during).length >= STREAM_CLASS_NAMES.length, "the patch changed things");
-    assert.equal(snapshotDiff(before, after), [], "nothing differs after unpatch");
+    assert.ok(diffSnapshot(before, during).length >= STREAM_CLASS_NAMES.length, "the patch changed things");
+    assert.equal(diffSnapshot(before, after), [], "nothing differs after unpatch");
     await patched(() => undefined);
-    assert.equal(snapshotDiff(before, snapshotGlobals()), [], "twice over");
+    assert.equal(diffSnapshot(before, snapshotGlobals()), [], "twice over");
   });
 
   // ---- a server streaming a render through 3 of our transforms, the runtime's fetch piping and cloning

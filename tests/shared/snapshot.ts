@@ -4,8 +4,10 @@
  * chain, of every function reachable as a global (constructors and their statics), of those functions'
  * `prototype` objects, and of everything on those objects' prototype chains. No getter is called.
  *
- * Used by the edge worker (workerd, edge-runtime) and by the unit test that calls the edge adapter's patch
- * on Node, Deno and Bun: take a snapshot, do something, then {@link diffSnapshot} lists what changed.
+ * Used wherever a test checks that a patch, undone or failed, left everything as it was: the edge worker
+ * (workerd, edge-runtime), the edge adapter's refusal on Node, Deno and Bun, the shared patch steps
+ * (tests/unit/interop-patch.test.ts), the Node adapter and the Deno and Bun suites: take a snapshot, do
+ * something, then {@link diffSnapshot} lists what changed.
  * @module
  */
 
@@ -28,9 +30,11 @@ function isObject(v: unknown): v is object {
  * Captures the global object, its chain and the functions (and their prototypes) it exposes; `roots`
  * adds the functions found as members of more objects (e.g. the adapter module: its classes' prototype
  * links and statics are compared too). A root's members are read with [[Get]] (a bundled module
- * namespace has getters), the root object itself is not captured.
+ * namespace has getters), the root object itself is not captured. `objects` are captured themselves,
+ * with their chains and the functions they hold (e.g. the `Deno` or `Bun` namespace, whose members a
+ * patch may replace).
  */
-export function takeSnapshot(roots: Record<string, object> = {}): Snapshot {
+export function takeSnapshot(roots: Record<string, object> = {}, objects: Record<string, object | undefined> = {}): Snapshot {
   const snap: Snapshot = new Map();
   const visit = (obj: object, label: string, expand: boolean): void => {
     for (let o: object | null = obj, l = label; o !== null; o = Object.getPrototypeOf(o) as object | null, l += ".[[Prototype]]") {
@@ -49,6 +53,7 @@ export function takeSnapshot(roots: Record<string, object> = {}): Snapshot {
     if (p && isObject(p.value)) visit(p.value, `${name}.prototype`, false);
   };
   visit(globalThis, "globalThis", true);
+  for (const [label, obj] of Object.entries(objects)) if (obj !== undefined) visit(obj, label, true);
   for (const [label, root] of Object.entries(roots)) {
     for (const key of Object.keys(root)) visitFunction((root as Record<string, unknown>)[key], `${label}.${key}`);
   }
@@ -61,6 +66,12 @@ function describe(d: PropertyDescriptor | undefined): string {
   if ("value" in d) return `value ${typeof d.value} ${flags}`;
   return `accessor ${flags}`;
 }
+
+/**
+ * Data properties whose value is a new object on every read, whatever anyone does: Bun's
+ * `PerformanceObserver.supportedEntryTypes` (a new array each time).
+ */
+const VOLATILE = new Set(["globalThis.PerformanceObserver.supportedEntryTypes"]);
 
 /**
  * What differs between two snapshots of the same realm, one line per difference (empty when nothing
@@ -89,7 +100,7 @@ export function diffSnapshot(before: Snapshot, after: Snapshot): string[] {
         x.writable === y.writable &&
         x.enumerable === y.enumerable &&
         x.configurable === y.configurable;
-      if (!same) out.push(`${a.label}.${String(key)}: ${describe(x)} -> ${describe(y)}${x && y ? " (other value or accessor)" : ""}`);
+      if (!same && !VOLATILE.has(`${a.label}.${String(key)}`)) out.push(`${a.label}.${String(key)}: ${describe(x)} -> ${describe(y)}${x && y ? " (other value or accessor)" : ""}`);
     }
   }
   for (const [obj, b] of after) if (!before.has(obj)) out.push(`${b.label}: newly reachable`);

@@ -26,14 +26,8 @@ import { patchBunConsumers } from "./consumers.ts";
 import { directBody } from "./direct-body.ts";
 
 export * from "../../mod.ts";
-export type {
-  IsGlobalWebStreamsPatched,
-  PatchGlobalWebStreams,
-  RuntimeAdapter,
-  RuntimeName,
-  ToNativeReadableStream,
-  UnpatchGlobalWebStreams,
-} from "../../core/interop/adapter.ts";
+/** The adapter contract's types (the same on every runtime). */
+export type * from "../../core/interop/adapter.ts";
 
 /**
  * Whether the code runs on Bun: the `Bun` namespace with a version string, and a user agent that says Bun

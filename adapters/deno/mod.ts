@@ -28,14 +28,8 @@ import { openResourceReader } from "./resource-reader.ts";
 import { shellHooks } from "../../core/interop/native-shells.ts";
 
 export * from "../../mod.ts";
-export type {
-  IsGlobalWebStreamsPatched,
-  PatchGlobalWebStreams,
-  RuntimeAdapter,
-  RuntimeName,
-  ToNativeReadableStream,
-  UnpatchGlobalWebStreams,
-} from "../../core/interop/adapter.ts";
+/** The adapter contract's types (the same on every runtime). */
+export type * from "../../core/interop/adapter.ts";
 
 /**
  * Whether the code runs on Deno: the `Deno` namespace with a version string, and a user agent that says

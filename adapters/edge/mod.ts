@@ -37,14 +37,8 @@ import { toNativeReadableStream as toNative } from "../../core/interop/to-native
 import { onEdgeRuntime } from "./runtime.ts";
 
 export * from "../../mod.ts";
-export type {
-  IsGlobalWebStreamsPatched,
-  PatchGlobalWebStreams,
-  RuntimeAdapter,
-  RuntimeName,
-  ToNativeReadableStream,
-  UnpatchGlobalWebStreams,
-} from "../../core/interop/adapter.ts";
+/** The adapter contract's types (the same on every runtime). */
+export type * from "../../core/interop/adapter.ts";
 
 // Made on first use, so that a bundle that never calls the patch functions drops the patch machinery.
 let globalPatch: GlobalPatch | undefined;

@@ -33,14 +33,8 @@ import type { RuntimeAdapter, ToNativeReadableStream } from "../../core/interop/
 import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
 import { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStreams } from "./patch.ts";
 
-export type {
-  IsGlobalWebStreamsPatched,
-  PatchGlobalWebStreams,
-  RuntimeAdapter,
-  RuntimeName,
-  ToNativeReadableStream,
-  UnpatchGlobalWebStreams,
-} from "../../core/interop/adapter.ts";
+/** The adapter contract's types (the same on every runtime). */
+export type * from "../../core/interop/adapter.ts";
 export { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStreams };
 
 /**

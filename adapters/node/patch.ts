@@ -8,7 +8,7 @@ import { Duplex, Readable, Writable } from "node:stream";
 import * as api from "../../mod.ts";
 import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, UnpatchGlobalWebStreams } from "../../core/interop/adapter.ts";
 import { createGlobalPatch } from "../../core/interop/global-patch.ts";
-import { isBodyShell } from "../../core/interop/native-shells.ts";
+import { isBodyShell } from "../../core/interop/body-shells.ts";
 import { isOurReadable, isOurWritable } from "../../core/interop/natives.ts";
 import type { PatchTransaction } from "../../core/interop/patch-transaction.ts";
 import { runtimeMismatch } from "../../core/interop/runtime.ts";

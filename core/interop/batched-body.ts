@@ -132,7 +132,9 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
 
 /** Our stream behind a bridge, with the context of its byte checks. */
 export interface ClaimedBody {
+  /** Our stream, still unlocked: the whole-body consumer reads it. */
   readonly stream: ReadableStream<unknown>;
+  /** The API named in a bad chunk's `TypeError` (`"Response"`, `"Request"`, `"fetch"`). */
   readonly context: string;
 }
 

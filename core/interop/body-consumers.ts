@@ -13,7 +13,7 @@
 import { WritableStream } from "../../mod.ts";
 import { type ClaimedBody, claimBatchedBody } from "./batched-body.ts";
 import { joinBytes } from "./join-bytes.ts";
-import { syncBodyShellOf } from "./native-shells.ts";
+import { syncBodyShellOf } from "./body-shells.ts";
 import { ownerOf } from "./natives.ts";
 import type { PatchTransaction } from "./patch-transaction.ts";
 import { bodyBytes, bodyMadeFor } from "./to-native.ts";

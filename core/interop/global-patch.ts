@@ -7,15 +7,8 @@
  */
 import * as api from "../../mod.ts";
 import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, RuntimeName, UnpatchGlobalWebStreams } from "./adapter.ts";
-import {
-  bodyShellFor,
-  holdNativeOf,
-  readableShell,
-  releaseUnusedWritableShell,
-  syncBodyShellOf,
-  takeBodyForPipe,
-  writableShell,
-} from "./native-shells.ts";
+import { bodyShellFor, syncBodyShellOf, takeBodyForPipe } from "./body-shells.ts";
+import { holdNativeOf, readableShell, releaseUnusedWritableShell, writableShell } from "./native-shells.ts";
 import { isInstance, isNativeReadable, isNativeWritable, isOurReadable, isOurWritable, Native, ownerOf } from "./natives.ts";
 import { PatchTransaction } from "./patch-transaction.ts";
 import { type BodyBridge, rememberBody, toNativeBody } from "./to-native.ts";
@@ -81,8 +74,11 @@ export interface GlobalPatchOptions {
 
 /** The three patch functions of an adapter. */
 export interface GlobalPatch {
+  /** Runs the runtime check, then every step, all or nothing (see the contract's `PatchGlobalWebStreams`). */
   readonly patchGlobalWebStreams: PatchGlobalWebStreams;
+  /** Puts back everything the patch changed; does nothing when not patched. */
   readonly unpatchGlobalWebStreams: UnpatchGlobalWebStreams;
+  /** Whether this patch is in effect. */
   readonly isGlobalWebStreamsPatched: IsGlobalWebStreamsPatched;
 }
 

@@ -16,8 +16,11 @@ import { noop } from "./natives.ts";
 
 /** What a shell reads its native stream through: a native default reader, or a runtime's own reader. */
 export interface NativeReader<R> {
+  /** The next chunk of the native stream (one native read). */
   read(): Promise<ReadableStreamReadResult<R>>;
+  /** Cancels the native stream with `reason`. */
   cancel(reason?: unknown): Promise<void>;
+  /** Unlocks the native stream (only before anything was read). */
   releaseLock(): void;
 }
 
@@ -26,7 +29,10 @@ export interface NativeReader<R> {
  * returns a faster reader for some native streams (Deno: BYOB reads of resource-backed streams into a
  * reused buffer), or undefined to read the stream with its default reader.
  */
-export const shellHooks: { openReader?: <R>(native: globalThis.ReadableStream<R>) => NativeReader<R> | undefined } = {};
+export const shellHooks: {
+  /** A reader for `native` (locking it), or undefined for its default reader. */
+  openReader?: <R>(native: globalThis.ReadableStream<R>) => NativeReader<R> | undefined;
+} = {};
 
 function openReader<R>(native: globalThis.ReadableStream<R>): NativeReader<R> {
   return shellHooks.openReader?.(native) ?? native.getReader();
@@ -53,15 +59,11 @@ export function readableShell<R>(
   return byteShell(native, onEnd, undefined);
 }
 
-/**
- * The byte-stream shell of {@link readableShell} (and of {@link bodyShell}, which passes its `body` state:
- * the controller is recorded there, a pull or cancel marks it touched, and once handed over to a pipe the
- * native stream is the pipe's to cancel).
- */
+/** The byte-stream shell of {@link readableShell} (and of {@link linkedShell}, which passes `body`). */
 function byteShell<R>(
   native: globalThis.ReadableStream<R>,
   onEnd: ShellEnd | undefined,
-  body: ShellState | undefined,
+  body: BodyLink | undefined,
 ): ReadableStream<R> {
   const hold = new NativeHold(native, body);
   let controller!: ReadableByteStreamController;
@@ -114,7 +116,7 @@ function byteShell<R>(
 function defaultShell<R>(
   native: globalThis.ReadableStream<R>,
   onEnd: ShellEnd | undefined,
-  body?: ShellState,
+  body?: BodyLink,
 ): ReadableStream<R> {
   const hold = new NativeHold(native, body);
   let controller!: ReadableStreamDefaultController<R>;
@@ -174,18 +176,18 @@ function defaultShell<R>(
 /**
  * A shell's hold on its native stream: the native reader, taken at the shell's first pull, or earlier
  * when the shell's own lock must show on the native stream (see {@link holdNativeOf}), and given back
- * when that lock went away before anything was read or cancelled ({@link syncBodyShell}).
+ * when that lock went away before anything was read or cancelled (body-shells.ts: `syncBodyShell`).
  */
 class NativeHold<R> {
   readonly #native: globalThis.ReadableStream<R>;
-  readonly #body: ShellState | undefined;
+  readonly #body: BodyLink | undefined;
   #reader: NativeReader<R> | undefined;
   /** Read from or cancelled through this hold: its reader is no longer the shell's to give back. */
   #used = false;
   /** Set once the shell is closed, errored or cancelled: native results still in flight are dropped. */
   done = false;
 
-  constructor(native: globalThis.ReadableStream<R>, body: ShellState | undefined) {
+  constructor(native: globalThis.ReadableStream<R>, body: BodyLink | undefined) {
     this.#native = native;
     this.#body = body;
   }
@@ -237,171 +239,28 @@ export function holdNativeOf(shell: ReadableStream<unknown> | undefined): void {
 /** Called once when a shell closes, errors or is cancelled (`failed` and the error for an error). */
 export type ShellEnd = (failed: boolean, error: unknown) => void;
 
-/** What {@link bodyShell} keeps about one body shell. */
-interface ShellState {
-  native: globalThis.ReadableStream;
+/** What a body shell (body-shells.ts) shares with the shell under it. */
+export interface BodyLink {
+  /** The shell's controller (set when the shell starts). */
   controller: ReadableByteStreamController | ReadableStreamDefaultController<unknown>;
-  /** pulled or cancelled: its native stream is no longer free to hand over */
+  /** Pulled or cancelled: its native stream is no longer free to hand over. */
   touched: boolean;
-  /** its native stream was handed to a pipe (see takeBodyForPipe) */
+  /** Its native stream was handed over whole (to a pipe, to a native API), or the runtime locked it. */
   handedOver: boolean;
 }
 
-const shellStates = new WeakMap<object, ShellState>();
-
 /**
- * The shell a native body (`Response.prototype.body` of a native stream) is seen through, of the same
- * kind as the native stream: for a byte stream, a byte-stream shell like `readableShell(native, true)`
- * (BYOB readers work, chunks are transferred: a byte stream's reads hand out buffers no one else holds);
- * for a default stream, a default-stream shell like `readableShell(native, false)`, which passes chunks
- * on as they are (a default stream may hand the same chunk object to several readers, e.g. both branches
- * of its `tee()`, as undici 6 clones a body: transferring it would detach the other reader's bytes).
- * Either way its native stream can still be handed, whole, to a pipe as a default-stream shell while
- * nothing has read it (see {@link takeBodyForPipe}).
+ * A shell of `native` of the given kind (see {@link readableShell}) linked to a body shell's `body`: the
+ * controller is recorded there, a pull or cancel marks it touched, and once handed over the native stream
+ * is no longer the shell's to cancel.
  */
-export function bodyShell(native: globalThis.ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const state = { native, touched: false, handedOver: false } as ShellState;
-  const stream = isByteStream(native) ? byteShell(native, undefined, state) : defaultShell(native, undefined, state);
-  shellStates.set(stream, state);
-  return stream;
+export function linkedShell<R>(native: globalThis.ReadableStream<R>, bytes: boolean, body: BodyLink): ReadableStream<R> {
+  return bytes ? byteShell(native, undefined, body) : defaultShell(native, undefined, body);
 }
 
-/**
- * Whether `native` is a readable byte stream: it accepts a BYOB reader (taken and released at once; an
- * unlocked stream is left exactly as it was, and a locked one counts as not a byte stream).
- */
-function isByteStream(native: globalThis.ReadableStream): boolean {
-  try {
-    native.getReader({ mode: "byob" }).releaseLock();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The state of `stream` when it is a body shell that nothing has read, locked, cancelled or handed over,
- * after {@link syncBodyShell} (its native stream then is unlocked too); otherwise undefined.
- */
-function freeBodyShell(stream: unknown): ShellState | undefined {
-  const state = typeof stream === "object" && stream !== null ? shellStates.get(stream) : undefined;
-  if (state === undefined) return undefined;
-  const body = stream as ReadableStream<Uint8Array>;
-  syncBodyShell(body);
-  return state.touched || state.handedOver || body.locked ? undefined : state;
-}
-
-/** The current body shell of each native body (see {@link bodyShellOf}). */
-const bodyShells = new WeakMap<object, ReadableStream<Uint8Array>>();
-
-/**
- * The body shell a native body is seen through: the same one each time for the same native stream, until
- * that shell hands the native stream over whole ({@link takeNativeOfBodyShell}: `new Response(shell)`
- * through the patch). The native stream then belongs to a new body, which gets a new shell; the old one
- * stays locked, as the body of a Response whose stream a new Response took.
- */
-export function bodyShellOf(native: globalThis.ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  let shell = bodyShells.get(native);
-  if (shell === undefined) {
-    shell = bodyShell(native);
-    bodyShells.set(native, shell);
-  }
-  return shell;
-}
-
-/**
- * When `stream` is a body shell nothing has read or locked yet, and the pipe may cancel its source
- * (`preventCancel` not set): locks the body shell (as the pipe would) and returns a default-stream
- * shell of the same native stream for the pipe to read instead, so the pipe does not go through byte
- * stream machinery per chunk. When that shell ends, the body shell ends the same way (closed, or errored
- * with the same error) and is unlocked. Otherwise returns undefined and the pipe reads `stream` itself.
- */
-export function takeBodyForPipe(stream: unknown, options: unknown): ReadableStream<Uint8Array> | undefined {
-  const state = freeBodyShell(stream);
-  if (state === undefined) return undefined;
-  const body = stream as ReadableStream<Uint8Array>;
-  if (options !== undefined && (typeof options !== "object" || options === null)) return undefined;
-  if (options != null) {
-    const { preventCancel, signal } = options as { preventCancel?: unknown; signal?: unknown };
-    // Only options the pipe is sure to accept: a pipe that rejects them must leave the body untouched.
-    if (preventCancel || (signal !== undefined && !(signal instanceof AbortSignal))) return undefined;
-  }
-  state.handedOver = true;
-  const held = body.getReader();
-  return readableShell(state.native, false, (failed, error) => {
-    if (failed) state.controller.error(error);
-    else held.cancel().then(undefined, noop);
-    held.releaseLock();
-  });
-}
-
-/**
- * When `stream` is a body shell that nothing has read, locked or cancelled: hands its native stream over
- * whole (for a native API that takes the stream, e.g. `new Response(shell)` through the patch, so the
- * runtime keeps its own fast paths for its own streams) and locks the shell for good; it will not cancel
- * the native stream. Otherwise returns undefined.
- */
-export function takeNativeOfBodyShell(stream: unknown): globalThis.ReadableStream<Uint8Array> | undefined {
-  const state = freeBodyShell(stream);
-  if (state === undefined) return undefined;
-  const body = stream as ReadableStream<Uint8Array>;
-  state.handedOver = true;
-  body.getReader();
-  if (bodyShells.get(state.native) === body) bodyShells.delete(state.native);
-  return state.native as globalThis.ReadableStream<Uint8Array>;
-}
-
-/** The body shell each Response/Request handed out last (see {@link syncBodyShellOf}). */
-const shellOf = new WeakMap<object, ReadableStream<Uint8Array>>();
-
-/**
- * The shell `owner.body` (a Response or Request) hands out for its native body `native`, its state
- * brought in line with the native body's (see {@link syncBodyShell}).
- */
-export function bodyShellFor(owner: object, native: globalThis.ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const shell = bodyShellOf(native);
-  shellOf.set(owner, shell);
-  syncBodyShell(shell);
-  return shell;
-}
-
-/**
- * Brings the native body of the shell `owner.body` last handed out in line with that shell, before the
- * runtime's own code looks at the native body (`text()`, `clone()`...): see {@link syncBodyShell}.
- */
-export function syncBodyShellOf(owner: unknown): void {
-  const shell = typeof owner === "object" && owner !== null ? shellOf.get(owner) : undefined;
-  if (shell !== undefined) syncBodyShell(shell);
-}
-
-/**
- * A body shell reads its native stream only at its first pull, so that reading `response.body` does not
- * use the body up; until then the lock of one shows on the other here, for a shell nothing has read,
- * cancelled or handed over:
- * - the shell is locked (a reader of ours, a pipe, `tee()`): the native stream is locked too (held), so
- *   the runtime's `text()`, `clone()`... refuse it as they refuse a locked native body;
- * - the shell is not locked: a native stream only held (the reader was released) is unlocked again; and
- *   when something else locked the native stream (the runtime's own consumer, `text()`), the shell is
- *   locked for good, so that `body.locked` says what the native body says. The shell then never touches
- *   the native stream.
- */
-export function syncBodyShell(shell: ReadableStream<Uint8Array>): void {
-  const state = shellStates.get(shell);
-  if (state === undefined || state.touched || state.handedOver) return;
-  const hold = holds.get(shell)!;
-  if (shell.locked) {
-    hold.hold();
-    return;
-  }
-  hold.letGo();
-  if (!state.native.locked) return;
-  state.handedOver = true;
-  shell.getReader();
-}
-
-/** Whether `stream` is a body shell (one of ours standing for a native body). */
-export function isBodyShell(stream: unknown): boolean {
-  return typeof stream === "object" && stream !== null && shellStates.has(stream);
+/** The hold of a shell on its native stream (for body-shells.ts), or undefined for any other stream. */
+export function nativeHoldOf(shell: object): { hold(): void; letGo(): void } | undefined {
+  return holds.get(shell);
 }
 
 /** A Uint8Array that may be transferred: the chunk itself when it owns its whole buffer, else a copy. */

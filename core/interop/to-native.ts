@@ -6,7 +6,7 @@
  */
 import type { ReadableStream, ReadableStreamDefaultReader, ReadableStreamReadResult } from "../../mod.ts";
 import { isNativeReadable, isOurReadable, Native } from "./natives.ts";
-import { takeNativeOfBodyShell } from "./native-shells.ts";
+import { takeNativeOfBodyShell } from "./body-shells.ts";
 import { describeValue, readableStreamState } from "../../mod.ts";
 
 /**

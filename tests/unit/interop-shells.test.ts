@@ -9,7 +9,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { bodyShellOf, takeNativeOfBodyShell } from "../../core/interop/native-shells.ts";
+import { bodyShellOf, takeNativeOfBodyShell } from "../../core/interop/body-shells.ts";
 import { PatchTransaction } from "../../core/interop/patch-transaction.ts";
 
 const NativeRS = globalThis.ReadableStream;

@@ -45,6 +45,8 @@ const globalPatch = createGlobalPatch({
   runtime: "deno",
   checkRuntime: () => runtimeMismatch("Deno", onDeno()),
   bodyBridge: batchedBody,
+  // Deno's extractBody makes a stream of an async-iterable body with the global ReadableStream.from.
+  iterableBodiesUseGlobal: true,
   after: [
     { name: "deno-consumers", run: patchBodyConsumers },
     { name: "deno-resource-reads", run: (tx) => tx.defineValue(shellHooks, "openReader", openResourceReader) },

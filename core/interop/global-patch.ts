@@ -70,6 +70,12 @@ export interface GlobalPatchOptions {
    * `fetch`), when it has a faster one than the default (Bun: a `type: "direct"` stream); see `BodyBridge`.
    */
   readonly bodyBridge?: BodyBridge;
+  /**
+   * The runtime's body code looks up the global `ReadableStream` when it makes a stream of an async-iterable
+   * body (Deno: `ReadableStream.from(iterable)`), then reads that stream with its own internals: while
+   * `Response`, `Request` or `fetch` take such a body, the global is the native class again.
+   */
+  readonly iterableBodiesUseGlobal?: boolean;
 }
 
 /** The three patch functions of an adapter. */
@@ -103,7 +109,7 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
     ...(options.shared?.bodies === false ? [] : [{ name: "bodies", run: patchBodyGetters }]),
     ...(options.shared?.bodyInit === false
       ? []
-      : [{ name: "body-init", run: (t: PatchTransaction) => patchBodyInit(t, options.bodyBridge) }]),
+      : [{ name: "body-init", run: (t: PatchTransaction) => patchBodyInit(t, options.bodyBridge, options.iterableBodiesUseGlobal) }]),
     ...(options.after ?? []),
   ];
   return {
@@ -330,6 +336,22 @@ function withNativeBody(init: unknown, context: string, bridge: BodyBridge | und
   return [view, native];
 }
 
+/** `init.body`, when `init` is an object. */
+function bodyOf(init: unknown): unknown {
+  return typeof init === "object" && init !== null ? (init as { body?: unknown }).body : undefined;
+}
+
+/** Whether `body` is an async iterable that is not a stream (the runtime makes a stream of it). */
+function isIterableBody(body: unknown): boolean {
+  return (
+    typeof body === "object" &&
+    body !== null &&
+    typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function" &&
+    !isOurReadable(body) &&
+    !isNativeReadable(body)
+  );
+}
+
 /**
  * Step `body-init`: `new Response(ours)`, `new Request(url, { body: ours })` and
  * `fetch(url, { body: ours })` hand the runtime a native stream reading ours (bytes checked, see
@@ -338,8 +360,19 @@ function withNativeBody(init: unknown, context: string, bridge: BodyBridge | und
  * prototypes, the statics and `instanceof` are the native ones. The native stream made for a
  * Response/Request is remembered (`bodyMadeFor`).
  */
-export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge): void {
+export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge, iterableBodiesUseGlobal = false): void {
   const g = global();
+  /** Runs `fn` with the native ReadableStream global when `body` is an async iterable the runtime converts. */
+  const forBody = <T>(body: unknown, fn: () => T): T => {
+    if (!iterableBodiesUseGlobal || !isIterableBody(body)) return fn();
+    const ours = g["ReadableStream"];
+    g["ReadableStream"] = Native.ReadableStream;
+    try {
+      return fn();
+    } finally {
+      g["ReadableStream"] = ours;
+    }
+  };
   for (const name of ["Response", "Request", "fetch"]) tx.record(g, name);
   const NativeResponse = g["Response"] as (new (...args: unknown[]) => object) | undefined;
   if (typeof NativeResponse === "function") {
@@ -350,7 +383,7 @@ export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge): void {
           native = toNativeBody(args[0], "Response", bridge);
           args = [native, ...args.slice(1)];
         }
-        const response = Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object;
+        const response = forBody(args[0], () => Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object);
         if (native !== undefined) rememberBody(response, native);
         return response;
       },
@@ -367,7 +400,7 @@ export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge): void {
           native = made;
           args = [args[0], init, ...args.slice(2)];
         }
-        const request = Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object;
+        const request = forBody(bodyOf(args[1]), () => Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object);
         if (native !== undefined) rememberBody(request, native);
         return request;
       },
@@ -378,7 +411,8 @@ export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge): void {
   if (typeof nativeFetch === "function") {
     tx.defineValue(g, "fetch", function fetch(this: unknown, input: unknown, init?: unknown) {
       if (arguments.length < 2) return nativeFetch.call(this, input);
-      return nativeFetch.call(this, input, withNativeBody(init, "fetch", bridge)[0]);
+      const converted = withNativeBody(init, "fetch", bridge)[0];
+      return forBody(bodyOf(converted), () => nativeFetch.call(this, input, converted));
     });
   }
 }

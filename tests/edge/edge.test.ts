@@ -277,6 +277,10 @@ for (const t of TARGETS) {
     unpatched["/body-lock"] = r;
   });
 
+  test("without the patch: what an async-iterable body gives (the reference for the patched test)", async () => {
+    unpatched["/iterable-body"] = await getJson(t, "/iterable-body");
+  });
+
   // --- patched -------------------------------------------------------------------------------------
 
   test("patchGlobalWebStreams() replaces the globals", async () => {
@@ -388,6 +392,10 @@ for (const t of TARGETS) {
     assert.equal(r.inherited, { native: "POST 1 body", global: "POST 1 body" }, "inherited members");
     assert.equal(r.nonEnumerable, { native: "PATCH null body", global: "PATCH null body" }, "a non-enumerable member");
     assert.equal(r.getter, { native: "PUT null body", global: "PUT null body" }, "a getter that needs init as this");
+  });
+
+  test("patched: an async-iterable body gives what it gives without the patch", async () => {
+    assert.equal(await getJson(t, "/iterable-body"), unpatched["/iterable-body"]);
   });
 
   test("patched: a body locked by a reader of response.body: text(), arrayBuffer(), blob(), clone() and a pipe as native", async () => {

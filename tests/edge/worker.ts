@@ -21,6 +21,8 @@
  *   /to-native [case]             toNativeReadableStream(): backpressure, cancel, errors
  *   /body-lock                    bodies locked by a reader of response.body: text(), clone()... (the
  *                                 global classes: ours while patched, native before)
+ *   /iterable-body                a generator as a Response/Request body: what text() gives (compared with
+ *                                 the answer before the patch)
  *   /init-members                 new Request(url, init) with a body of ours: init's inherited, non-enumerable
  *                                 and getter members are read as for a native body
  *   /body-cancel                  a body read once, then cancelled: the reason the source sees, what
@@ -563,6 +565,27 @@ async function initMembers(): Promise<Response> {
   return json(out);
 }
 
+/** An async-iterable (generator) body given to the global Response and Request: what `text()` gives. */
+async function iterableBody(): Promise<Response> {
+  const gen = () => ({
+    async *[Symbol.asyncIterator]() {
+      yield new TextEncoder().encode("from ");
+      yield new TextEncoder().encode("a generator");
+    },
+  });
+  const outcome = async (fn: () => Promise<string>) => {
+    try {
+      return await fn();
+    } catch (e) {
+      return `${errorInfo(e).name}: ${errorInfo(e).message}`;
+    }
+  };
+  return json({
+    response: await outcome(() => new Response(gen() as unknown as BodyInit).text()),
+    request: await outcome(() => new Request("http://example.invalid/", { method: "POST", body: gen(), duplex: "half" } as unknown as RequestInit).text()),
+  });
+}
+
 /** The worker's request handler. */
 export async function handle(request: Request): Promise<Response> {
   const url = new URL(request.url);
@@ -584,6 +607,7 @@ export async function handle(request: Request): Promise<Response> {
       case "/to-native": return await toNative(url);
       case "/body-cancel": return await bodyCancel();
       case "/init-members": return await initMembers();
+      case "/iterable-body": return await iterableBody();
       case "/body-lock": return await bodyLock();
       default: return json({ error: `no route ${url.pathname}` }, 404);
     }

@@ -602,6 +602,35 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     });
   });
 
+  onRuntime("an async-iterable body (a generator) is taken as natively: Response text() and body, Request text(), fetch", async () => {
+    const gen = () => ({
+      async *[Symbol.asyncIterator]() {
+        yield enc.encode("from ");
+        yield enc.encode("a generator");
+      },
+    });
+    const observe = async (url: string) => {
+      const out: Record<string, string> = {};
+      const run = async (what: string, fn: () => Promise<string>) => {
+        const r = await settle(fn);
+        out[what] = r.ok ? r.value : `${(r as { error: Error }).error.name}: ${(r as { error: Error }).error.message}`;
+      };
+      await run("Response text()", () => new Response(gen() as unknown as BodyInit).text());
+      await run("Response body", () => collectText(new Response(gen() as unknown as BodyInit).body!));
+      await run("Request text()", () => new Request(url, { method: "POST", body: gen() as unknown as BodyInit, duplex: "half" } as RequestInit).text());
+      await run("fetch", async () => (await fetch(url, { method: "POST", body: gen() as unknown as BodyInit, duplex: "half" } as RequestInit)).text());
+      return out;
+    };
+    await withServer(
+      async (req) => new Response(`got ${await req.text()}`),
+      async (url) => {
+        const expected = await observe(url);
+        assert.is(expected["Response text()"], "from a generator");
+        assert.equal(await patched(() => observe(url)), expected);
+      },
+    );
+  });
+
   onRuntime("new Request(url, init) and fetch(url, init) with a body of ours read init's other members as natively (inherited, non-enumerable, getters)", async () => {
     class Init {
       readonly #method = "PUT";

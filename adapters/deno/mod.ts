@@ -26,6 +26,7 @@ import { batchedBody } from "../../core/interop/batched-body.ts";
 import { patchBodyConsumers } from "../../core/interop/body-consumers.ts";
 import { openResourceReader } from "./resource-reader.ts";
 import { shellHooks } from "../../core/interop/native-shells.ts";
+import { isNativeReadable, isOurReadable, Native } from "../../core/interop/natives.ts";
 
 export * from "../../mod.ts";
 /** The adapter contract's types (the same on every runtime). */
@@ -41,12 +42,29 @@ function onDeno(): boolean {
   return typeof deno?.version?.deno === "string" && typeof ua === "string" && ua.startsWith("Deno/");
 }
 
+/**
+ * Deno's body code makes a stream of an async-iterable body (a generator, a Node.js `Readable`) with the
+ * global `ReadableStream.from` and then reads it with its own internals, which fail on ours ("Assertion
+ * failed"): while `Response`, `Request` or `fetch` take such a body, the global is Deno's class again.
+ */
+function withNativeGlobalForIterables<T>(body: unknown, call: () => T): T {
+  const iterable = typeof body === "object" && body !== null && typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
+  if (!iterable || isOurReadable(body) || isNativeReadable(body)) return call();
+  const g = globalThis as { ReadableStream: unknown };
+  const ours = g.ReadableStream;
+  g.ReadableStream = Native.ReadableStream;
+  try {
+    return call();
+  } finally {
+    g.ReadableStream = ours;
+  }
+}
+
 const globalPatch = createGlobalPatch({
   runtime: "deno",
   checkRuntime: () => runtimeMismatch("Deno", onDeno()),
   bodyBridge: batchedBody,
-  // Deno's extractBody makes a stream of an async-iterable body with the global ReadableStream.from.
-  iterableBodiesUseGlobal: true,
+  aroundBodyInit: withNativeGlobalForIterables,
   after: [
     { name: "deno-consumers", run: patchBodyConsumers },
     { name: "deno-resource-reads", run: (tx) => tx.defineValue(shellHooks, "openReader", openResourceReader) },

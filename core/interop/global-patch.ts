@@ -71,12 +71,15 @@ export interface GlobalPatchOptions {
    */
   readonly bodyBridge?: BodyBridge;
   /**
-   * The runtime's body code looks up the global `ReadableStream` when it makes a stream of an async-iterable
-   * body (Deno: `ReadableStream.from(iterable)`), then reads that stream with its own internals: while
-   * `Response`, `Request` or `fetch` take such a body, the global is the native class again.
+   * Runs the native `Response`/`Request` constructor or `fetch` (`call`) taking `body` (after our streams
+   * were converted), for a runtime whose body code needs something around it (Deno: the native
+   * ReadableStream global while it makes a stream of an async-iterable body).
    */
-  readonly iterableBodiesUseGlobal?: boolean;
+  readonly aroundBodyInit?: BodyInitHook;
 }
+
+/** See {@link GlobalPatchOptions.aroundBodyInit}. */
+export type BodyInitHook = <T>(body: unknown, call: () => T) => T;
 
 /** The three patch functions of an adapter. */
 export interface GlobalPatch {
@@ -109,7 +112,7 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
     ...(options.shared?.bodies === false ? [] : [{ name: "bodies", run: patchBodyGetters }]),
     ...(options.shared?.bodyInit === false
       ? []
-      : [{ name: "body-init", run: (t: PatchTransaction) => patchBodyInit(t, options.bodyBridge, options.iterableBodiesUseGlobal) }]),
+      : [{ name: "body-init", run: (t: PatchTransaction) => patchBodyInit(t, options.bodyBridge, options.aroundBodyInit) }]),
     ...(options.after ?? []),
   ];
   return {
@@ -341,17 +344,6 @@ function bodyOf(init: unknown): unknown {
   return typeof init === "object" && init !== null ? (init as { body?: unknown }).body : undefined;
 }
 
-/** Whether `body` is an async iterable that is not a stream (the runtime makes a stream of it). */
-function isIterableBody(body: unknown): boolean {
-  return (
-    typeof body === "object" &&
-    body !== null &&
-    typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function" &&
-    !isOurReadable(body) &&
-    !isNativeReadable(body)
-  );
-}
-
 /**
  * Step `body-init`: `new Response(ours)`, `new Request(url, { body: ours })` and
  * `fetch(url, { body: ours })` hand the runtime a native stream reading ours (bytes checked, see
@@ -360,19 +352,9 @@ function isIterableBody(body: unknown): boolean {
  * prototypes, the statics and `instanceof` are the native ones. The native stream made for a
  * Response/Request is remembered (`bodyMadeFor`).
  */
-export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge, iterableBodiesUseGlobal = false): void {
+export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge, around?: BodyInitHook): void {
   const g = global();
-  /** Runs `fn` with the native ReadableStream global when `body` is an async iterable the runtime converts. */
-  const forBody = <T>(body: unknown, fn: () => T): T => {
-    if (!iterableBodiesUseGlobal || !isIterableBody(body)) return fn();
-    const ours = g["ReadableStream"];
-    g["ReadableStream"] = Native.ReadableStream;
-    try {
-      return fn();
-    } finally {
-      g["ReadableStream"] = ours;
-    }
-  };
+  const forBody: BodyInitHook = around ?? ((_body, call) => call());
   for (const name of ["Response", "Request", "fetch"]) tx.record(g, name);
   const NativeResponse = g["Response"] as (new (...args: unknown[]) => object) | undefined;
   if (typeof NativeResponse === "function") {

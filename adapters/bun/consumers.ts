@@ -8,7 +8,7 @@
  */
 import { isOurReadable } from "../../core/interop/natives.ts";
 import type { PatchTransaction } from "../../core/interop/patch-transaction.ts";
-import { toNativeBody, toNativeReadableStream } from "../../core/interop/to-native.ts";
+import { nativeInSameState, toNativeBody, toNativeReadableStream } from "../../core/interop/to-native.ts";
 import { directBody } from "./direct-body.ts";
 
 /** Bun's consumers of byte streams (the chunks must be bytes). */
@@ -45,5 +45,6 @@ export function patchBunConsumers(tx: PatchTransaction): void {
   for (const name of BYTE_CONSUMERS) {
     wrap(name, (stream) => toNativeBody(stream as never, `Bun.${name}`, directBody));
   }
-  wrap("readableStreamToArray", (stream) => toNativeReadableStream(stream as never));
+  // A locked or disturbed stream: a native one in that state, so that Bun throws its own error.
+  wrap("readableStreamToArray", (stream) => nativeInSameState(stream as never) ?? toNativeReadableStream(stream as never));
 }

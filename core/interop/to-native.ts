@@ -49,17 +49,25 @@ export function toNativeBody(
 ): globalThis.ReadableStream<Uint8Array> {
   const inner = takeNativeOfBodyShell(stream);
   if (inner !== undefined) return inner;
+  return (nativeInSameState(stream) as globalThis.ReadableStream<Uint8Array> | undefined) ?? bridge(stream, context);
+}
+
+/**
+ * For a locked or disturbed stream of ours, a native stream in the same state (empty, locked or cancelled),
+ * so that a native API given it throws the runtime's own error for that state; undefined otherwise.
+ */
+export function nativeInSameState<R>(stream: ReadableStream<R>): globalThis.ReadableStream<R> | undefined {
   if (stream.locked) {
-    const locked = new Native.ReadableStream<Uint8Array>();
+    const locked = new Native.ReadableStream<R>();
     locked.getReader();
     return locked;
   }
   if (readableStreamState(stream)?.disturbed === true) {
-    const disturbed = new Native.ReadableStream<Uint8Array>();
+    const disturbed = new Native.ReadableStream<R>();
     void disturbed.cancel();
     return disturbed;
   }
-  return bridge(stream, context);
+  return undefined;
 }
 
 /** The native stream `toNativeBody` made for each Response/Request built from one of our streams. */

@@ -17,5 +17,5 @@ export function describeRuntime(): string {
  */
 export function runtimeMismatch(adapter: string, here: boolean): string | undefined {
   if (here) return undefined;
-  return `this adapter is for ${adapter}, but the code runs on ${describeRuntime()}; import this runtime's adapter instead (fusestreams/node, /deno, /bun or /edge)`;
+  return `this adapter is for ${adapter}, but the code runs on ${describeRuntime()}; use the adapter for this runtime (fusestreams/node, /deno, /bun or /edge; in a browser there is no patch), or hand streams to native APIs with toNativeReadableStream()`;
 }

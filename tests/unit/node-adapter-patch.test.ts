@@ -255,6 +255,15 @@ nodeTest("new Response(fusestreams stream): text(), arrayBuffer(), json(), bodyU
 nodeTest("new Response(fusestreams stream) also works without the patch (as an async iterable)", async () => {
   const r = new Response(oursOf("no ", "patch") as unknown as BodyInit);
   assert.is(await r.text(), "no patch");
+  // undici's async-iterable path turns a string chunk into text (the README says so), where a native stream
+  // body fails; toNativeReadableStream() gives undici a native stream, which fails as native.
+  const withString = () => new fuse.ReadableStream<unknown>({ start: (c) => (c.enqueue("a string"), c.close()) });
+  assert.is(await new Response(withString() as unknown as BodyInit).text(), "a string");
+  const native = await new Response(fuse.toNativeReadableStream(withString()) as unknown as BodyInit).text().then(
+    () => "fulfilled",
+    (e: Error) => e.name,
+  );
+  assert.is(native, "TypeError");
 });
 
 nodeTest("Response bodies are fusestreams streams: string, bytes, Blob (shell), native stream (shell)", async () => {

@@ -266,6 +266,25 @@ nodeTest("new Response(fusestreams stream) also works without the patch (as an a
   assert.is(native, "TypeError");
 });
 
+nodeTest("patched: a chunk of ours that is not a Uint8Array ends the body with undici's TypeError, as a native stream's", async () => {
+  for (const bad of ["a string", 42, { an: "object" }, enc.encode("bytes").buffer]) {
+    const make = (RS: typeof Native.ReadableStream) =>
+      new RS<unknown>({
+        start(c) {
+          c.enqueue(enc.encode("ok"));
+          c.enqueue(bad);
+          c.close();
+        },
+      });
+    const outcome = (body: unknown) => new Response(body as BodyInit).text().then((v) => `ok ${v}`, (e: Error) => `${e.name}: ${e.message}`);
+    const expected = await outcome(make(Native.ReadableStream));
+    assert.match(expected, /^TypeError/);
+    await patched(async () => {
+      assert.is(await outcome(make(fuse.ReadableStream as unknown as typeof Native.ReadableStream)), expected, typeof bad);
+    });
+  }
+});
+
 nodeTest("Response bodies are fusestreams streams: string, bytes, Blob (shell), native stream (shell)", async () => {
   await patched(async () => {
     const r1 = new Response("text body");

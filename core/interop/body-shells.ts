@@ -78,11 +78,13 @@ export function bodyShellOf(native: globalThis.ReadableStream<Uint8Array>): Read
 }
 
 /**
- * When `stream` is a body shell nothing has read or locked yet, and the pipe may cancel its source
- * (`preventCancel` not set): locks the body shell (as the pipe would) and returns a default-stream
+ * BODY-PIPE: when `stream` is a body shell nothing has read or locked yet, and the pipe may cancel its
+ * source (`preventCancel` not set): locks the body shell (as the pipe would) and returns a default-stream
  * shell of the same native stream for the pipe to read instead, so the pipe does not go through byte
  * stream machinery per chunk. When that shell ends, the body shell ends the same way (closed, or errored
  * with the same error) and is unlocked. Otherwise returns undefined and the pipe reads `stream` itself.
+ * Unobservable: the body shell is locked to the pipe for the pipe's whole life, so nobody sees how the
+ * pipe reads it; the chunks are the native stream's, in order, and its end reaches the body shell.
  */
 export function takeBodyForPipe(stream: unknown, options: unknown): ReadableStream<Uint8Array> | undefined {
   const state = freeBodyShell(stream);
@@ -104,10 +106,12 @@ export function takeBodyForPipe(stream: unknown, options: unknown): ReadableStre
 }
 
 /**
- * When `stream` is a body shell that nothing has read, locked or cancelled: hands its native stream over
- * whole (for a native API that takes the stream, e.g. `new Response(shell)` through the patch, so the
- * runtime keeps its own fast paths for its own streams) and locks the shell for good; it will not cancel
- * the native stream. Otherwise returns undefined.
+ * BODY-HANDBACK: when `stream` is a body shell that nothing has read, locked or cancelled: hands its native
+ * stream over whole (for a native API that takes the stream, e.g. `new Response(shell)` through the patch,
+ * so the runtime keeps its own fast paths for its own streams) and locks the shell for good; it will not
+ * cancel the native stream. Otherwise returns undefined. Unobservable: the native API would lock the shell
+ * and read all of it; it gets the same bytes from the stream the shell stands for, and the shell is locked
+ * as it would be.
  */
 export function takeNativeOfBodyShell(stream: unknown): globalThis.ReadableStream<Uint8Array> | undefined {
   const state = freeBodyShell(stream);

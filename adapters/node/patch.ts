@@ -64,8 +64,9 @@ const globalPatch = createGlobalPatch({
  *   class (fusestreams' prototypes inherit from the native prototypes while patched, so Node.js's own
  *   checks, such as undici's body type check, accept them).
  * - `Response.prototype.body` and `Request.prototype.body` return a fusestreams stream: the body itself
- *   when undici created it after the patch (it then uses the global classes), otherwise a byte-stream
- *   shell that reads the native body (one native read per chunk).
+ *   when undici created it after the patch (it then uses the global classes), otherwise a shell of the
+ *   native body's kind (a byte stream for a byte stream) that reads it (one native read per chunk) and
+ *   whose lock the body methods (`text()`, `clone()`...) respect.
  * - `pipeTo()` / `pipeThrough()` of native and fusestreams ReadableStreams accept a destination of the
  *   other kind (for example fusestreams streams piped through the native `CompressionStream`,
  *   `DecompressionStream`, `TextEncoderStream` or `TextDecoderStream`, which stay native).

@@ -16,7 +16,11 @@ export type RuntimeName = "node" | "deno" | "bun" | "edge";
  */
 export type PatchGlobalWebStreams = () => void;
 
-/** Puts back exactly every global, prototype property and prototype link the patch changed. */
+/**
+ * Puts back exactly every global, prototype property and prototype link the patch changed. Should some
+ * of them have been made unchangeable meanwhile (frozen), everything else is put back and a `TypeError`
+ * names what could not be.
+ */
 export type UnpatchGlobalWebStreams = () => void;
 
 /** Whether the patch of this copy of fusestreams is in effect. */

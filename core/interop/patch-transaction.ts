@@ -21,7 +21,6 @@ interface SavedPrototype {
 const getOwn = Object.getOwnPropertyDescriptor;
 const defineProperty = Object.defineProperty;
 const getPrototypeOf = Object.getPrototypeOf;
-const setPrototypeOf = Object.setPrototypeOf;
 
 function message(err: unknown): string {
   if (typeof err === "object" && err !== null && "message" in err) return String((err as { message: unknown }).message);
@@ -48,9 +47,10 @@ export class PatchTransaction {
     try {
       fn(this);
     } catch (err) {
-      this.restore();
+      const left = this.#putBack();
       const Ctor = err instanceof TypeError ? TypeError : Error;
-      throw new Ctor(`${this.#label} failed at step "${name}" and changed nothing: ${message(err)}`, { cause: err });
+      const outcome = left.length === 0 ? "changed nothing" : `could not put back ${left.join(", ")}`;
+      throw new Ctor(`${this.#label} failed at step "${name}" and ${outcome}: ${message(err)}`, { cause: err });
     }
   }
 
@@ -98,20 +98,32 @@ export class PatchTransaction {
     this.#prototypes.push({ target, proto: old });
   }
 
-  /** Puts back everything recorded, newest first, and forgets it. Safe to call more than once. */
+  /**
+   * Puts back everything recorded, newest first, and forgets it. Safe to call more than once. What the
+   * engine refuses to put back (something made it non-configurable or froze it meanwhile) does not stop
+   * the rest: a `TypeError` naming it is thrown once everything else is back.
+   */
   restore(): void {
+    const left = this.#putBack();
+    if (left.length > 0) throw new TypeError(`${this.#label}: could not put back ${left.join(", ")}`);
+  }
+
+  /** Puts back what it can (see {@link restore}) and returns what it could not, named. */
+  #putBack(): string[] {
     const properties = this.#properties;
     const prototypes = this.#prototypes;
+    const left: string[] = [];
     for (let i = prototypes.length - 1; i >= 0; i--) {
       const { target, proto } = prototypes[i]!;
-      setPrototypeOf(target, proto);
+      if (!Reflect.setPrototypeOf(target, proto)) left.push("a prototype link");
     }
     for (let i = properties.length - 1; i >= 0; i--) {
       const { target, key, descriptor } = properties[i]!;
-      if (descriptor === undefined) Reflect.deleteProperty(target, key);
-      else defineProperty(target, key, descriptor);
+      const done = descriptor === undefined ? Reflect.deleteProperty(target, key) : Reflect.defineProperty(target, key, descriptor);
+      if (!done) left.push(`property ${JSON.stringify(String(key))}`);
     }
     properties.length = 0;
     prototypes.length = 0;
+    return left;
   }
 }

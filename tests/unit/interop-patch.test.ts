@@ -62,6 +62,52 @@ test("PatchTransaction: a failing step puts back every earlier change and names 
   assert.is(Object.getPrototypeOf(obj), proto);
 });
 
+test("PatchTransaction.restore: what cannot be put back (frozen meanwhile) does not stop the rest, and is named", () => {
+  const frozen: Record<string, unknown> = { a: 1 };
+  const other: Record<string, unknown> = { b: 1 };
+  const proto = {};
+  const obj = Object.create(proto) as object;
+  const tx = new PatchTransaction("test patch");
+  tx.step("change", (t) => {
+    t.defineValue(other, "b", 2);
+    t.setPrototype(obj, null);
+    t.defineValue(frozen, "a", 2);
+  });
+  Object.freeze(frozen);
+  let caught: unknown;
+  try {
+    tx.restore();
+  } catch (err) {
+    caught = err;
+  }
+  assert.instance(caught, TypeError, "the failure is reported");
+  assert.match((caught as Error).message, /test patch/);
+  assert.match((caught as Error).message, /"a"/, (caught as Error).message);
+  assert.is(other["b"], 1, "the rest is put back");
+  assert.is(Object.getPrototypeOf(obj), proto, "prototype links too");
+  assert.is(frozen["a"], 2);
+});
+
+test("PatchTransaction: a step that fails, then an undo that fails: the step's error, saying what stayed changed", () => {
+  const target: Record<string, unknown> = { a: 1 };
+  const tx = new PatchTransaction("test patch");
+  let caught: unknown;
+  try {
+    tx.step("breaks", (t) => {
+      t.defineValue(target, "a", 2);
+      Object.freeze(target);
+      throw new RangeError("boom");
+    });
+  } catch (err) {
+    caught = err;
+  }
+  assert.instance(caught, Error);
+  assert.match((caught as Error).message, /failed at step "breaks"/);
+  assert.not.match((caught as Error).message, /changed nothing/);
+  assert.match((caught as Error).message, /could not put back/);
+  assert.instance((caught as Error).cause, RangeError);
+});
+
 test("PatchTransaction: a TypeError stays a TypeError; a non-configurable property fails its step", () => {
   const target = {};
   Object.defineProperty(target, "fixed", { value: 1, configurable: false });

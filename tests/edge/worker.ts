@@ -38,6 +38,7 @@ import { joinBytes } from "../../core/interop/join-bytes.ts";
 import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 import { lockedBodyOutcomes } from "../shared/body-lock.ts";
+import { describeRequest, INIT_CASES } from "../shared/request-inits.ts";
 
 type Bytes = Uint8Array<ArrayBuffer>;
 type Stage = (chunk: Uint8Array) => Uint8Array;
@@ -499,24 +500,26 @@ async function bodyCancel(): Promise<Response> {
   });
 }
 
+/** A stream of the class `RS` with the UTF-8 bytes of `text` as one chunk. */
+function textStream(RS: typeof Native.ReadableStream, text: string): Stream {
+  return new RS<Bytes>({
+    start(c) {
+      c.enqueue(new TextEncoder().encode(text) as Bytes);
+      c.close();
+    },
+  });
+}
+
 /**
  * What `text()`, `arrayBuffer()`, `blob()`, `clone()` and a pipe do with a body locked by a reader of
  * `response.body`, for a string body, a native stream and a stream of the global class (ours while
  * patched). The test compares the answer while patched with the answer before the patch.
  */
 async function bodyLock(): Promise<Response> {
-  const bytes = (): Bytes => new TextEncoder().encode("some body") as Bytes;
-  const streamOf = (RS: typeof Native.ReadableStream) => () =>
-    new RS<Bytes>({
-      start(c) {
-        c.enqueue(bytes());
-        c.close();
-      },
-    });
   return json({
     string: await lockedBodyOutcomes(Response, () => "some body"),
-    native: await lockedBodyOutcomes(Response, streamOf(Native.ReadableStream)),
-    global: await lockedBodyOutcomes(Response, streamOf(globalThis.ReadableStream)),
+    native: await lockedBodyOutcomes(Response, () => textStream(Native.ReadableStream, "some body")),
+    global: await lockedBodyOutcomes(Response, () => textStream(globalThis.ReadableStream, "some body")),
   });
 }
 
@@ -526,36 +529,11 @@ async function bodyLock(): Promise<Response> {
  * as it was before any patch) and for a body of the global ReadableStream class (ours while patched).
  */
 async function initMembers(): Promise<Response> {
-  class Init {
-    readonly #method = "PUT";
-    body: unknown;
-    duplex = "half";
-    constructor(body: unknown) {
-      this.body = body;
-    }
-    get method(): string {
-      return this.#method;
-    }
-  }
-  const inits: Record<string, (body: unknown) => object> = {
-    inherited: (body) => Object.assign(Object.create({ method: "POST", headers: { "x-a": "1" } }) as object, { body, duplex: "half" }),
-    nonEnumerable: (body) => Object.defineProperty({ body, duplex: "half" }, "method", { value: "PATCH", enumerable: false }),
-    getter: (body) => new Init(body),
-  };
-  const bytes = (): Bytes => new TextEncoder().encode("body") as Bytes;
-  const streamOf = (RS: typeof Native.ReadableStream) =>
-    new RS<Bytes>({
-      start(c) {
-        c.enqueue(bytes());
-        c.close();
-      },
-    });
   const out: Record<string, { native: string; global: string }> = {};
-  for (const [what, init] of Object.entries(inits)) {
+  for (const [what, { make: init }] of Object.entries(INIT_CASES)) {
     const describe = async (R: typeof Request, RS: typeof Native.ReadableStream) => {
       try {
-        const r = new R("http://example.invalid/", init(streamOf(RS)) as RequestInit);
-        return `${r.method} ${r.headers.get("x-a")} ${await r.text()}`;
+        return await describeRequest(new R("http://example.invalid/", init(textStream(RS, "body")) as RequestInit));
       } catch (e) {
         return `${errorInfo(e).name}: ${errorInfo(e).message}`;
       }

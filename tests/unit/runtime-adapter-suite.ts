@@ -19,6 +19,7 @@ import * as assert from "uvu/assert";
 import { CLASS_NAMES } from "../../core/interop/global-patch.ts";
 import * as fuse from "../../mod.ts";
 import { lockedBodyOutcomes } from "../shared/body-lock.ts";
+import { describeRequest, INIT_CASES } from "../shared/request-inits.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 
 /** The adapter contract as these tests use it (core/interop's `RuntimeAdapter`). */
@@ -632,32 +633,15 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
   });
 
   onRuntime("new Request(url, init) and fetch(url, init) with a body of ours read init's other members as natively (inherited, non-enumerable, getters)", async () => {
-    class Init {
-      readonly #method = "PUT";
-      body: unknown;
-      duplex = "half";
-      constructor(body: unknown) {
-        this.body = body;
-      }
-      get method(): string {
-        return this.#method;
-      }
-    }
-    const inits: [string, (body: unknown) => object][] = [
-      ["inherited members", (body) => Object.assign(Object.create({ method: "POST", headers: { "x-a": "1" } }) as object, { body, duplex: "half" })],
-      ["a non-enumerable member", (body) => Object.defineProperty({ body, duplex: "half" }, "method", { value: "PATCH", enumerable: false })],
-      ["a class instance with a getter", (body) => new Init(body)],
-    ];
-    const describe = async (r: Request) => `${r.method} ${r.headers.get("x-a")} ${await r.text()}`;
     await withServer(
-      async (req) => new Response(`${req.method} ${req.headers.get("x-a")} ${await req.text()}`),
+      async (req) => new Response(await describeRequest(req)),
       async (url) => {
-        for (const [what, init] of inits) {
-          const expected = await describe(new Native.Request(url, init(nativeOf(enc.encode("body")))));
-          assert.is(expected, what === "inherited members" ? "POST 1 body" : what === "a class instance with a getter" ? "PUT null body" : "PATCH null body");
+        for (const [what, { make: init, expected: known }] of Object.entries(INIT_CASES)) {
+          const expected = await describeRequest(new Native.Request(url, init(nativeOf(enc.encode("body")))));
+          assert.is(expected, known);
           const fetched = await (await fetch(url, init(nativeOf(enc.encode("body"))) as RequestInit)).text();
           await patched(async () => {
-            assert.is(await describe(new Request(url, init(oursOf(enc.encode("body"))))), expected, `new Request: ${what}`);
+            assert.is(await describeRequest(new Request(url, init(oursOf(enc.encode("body"))))), expected, `new Request: ${what}`);
             assert.is(await (await fetch(url, init(oursOf(enc.encode("body"))) as RequestInit)).text(), fetched, `fetch: ${what}`);
           });
         }

@@ -91,6 +91,7 @@ export async function measureEdge(): Promise<SizeRow[]> {
     ["only ReadableStream", only("ReadableStream")],
     ["only TransformStream", only("TransformStream")],
     ["only WritableStream", only("WritableStream")],
+    ["only toNativeReadableStream, ReadableStream", only("toNativeReadableStream, ReadableStream")],
   ];
   const rows = await Promise.all(jobs.map(async ([label, entry]) => row(label, await bundle(entry))));
   const sideEffectsOnly = await bundle({ contents: `import "./${EDGE}";` }, true);

@@ -377,6 +377,8 @@ export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge, around?
     const proxy: typeof NativeRequest = new Proxy(NativeRequest, {
       construct(target, args, newTarget): object {
         let native: globalThis.ReadableStream<Uint8Array> | undefined;
+        // A Request given as input: its native body must be locked if a reader of ours holds its shell.
+        syncBodyShellOf(args[0]);
         if (args.length > 1) {
           const [init, made] = withNativeBody(args[1], "Request", bridge);
           native = made;
@@ -392,6 +394,7 @@ export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge, around?
   const nativeFetch = g["fetch"] as ((...args: unknown[]) => Promise<unknown>) | undefined;
   if (typeof nativeFetch === "function") {
     tx.defineValue(g, "fetch", function fetch(this: unknown, input: unknown, init?: unknown) {
+      syncBodyShellOf(input);
       if (arguments.length < 2) return nativeFetch.call(this, input);
       const converted = withNativeBody(init, "fetch", bridge)[0];
       return forBody(bodyOf(converted), () => nativeFetch.call(this, input, converted));

@@ -37,7 +37,7 @@ import * as edge from "../../adapters/edge/mod.ts";
 import { joinBytes } from "../../core/interop/join-bytes.ts";
 import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
-import { lockedBodyOutcomes } from "../shared/body-lock.ts";
+import { lockedBodyOutcomes, lockedRequestOutcomes } from "../shared/body-lock.ts";
 import { describeRequest, INIT_CASES } from "../shared/request-inits.ts";
 
 type Bytes = Uint8Array<ArrayBuffer>;
@@ -520,6 +520,7 @@ async function bodyLock(): Promise<Response> {
     string: await lockedBodyOutcomes(Response, () => "some body"),
     native: await lockedBodyOutcomes(Response, () => textStream(Native.ReadableStream, "some body")),
     global: await lockedBodyOutcomes(Response, () => textStream(globalThis.ReadableStream, "some body")),
+    request: await lockedRequestOutcomes(Request),
   });
 }
 

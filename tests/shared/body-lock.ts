@@ -60,3 +60,19 @@ export async function lockedBodyOutcomes(ResponseClass: typeof Response, makeBod
   await pipe.catch(() => undefined);
   return out;
 }
+
+/**
+ * What `new Request(request)` does with a Request whose body a reader of `request.body` holds (natively
+ * the body is unusable), and with one whose reader was released.
+ */
+export async function lockedRequestOutcomes(RequestClass: typeof Request): Promise<LockOutcomes> {
+  const fresh = (): Request => new RequestClass("http://example.invalid/", { method: "POST", body: "some body" });
+  const locked = fresh();
+  locked.body!.getReader();
+  const released = fresh();
+  released.body!.getReader().releaseLock();
+  return {
+    "locked new Request(request)": await outcome(() => new RequestClass(locked)),
+    "released new Request(request)": await outcome(() => new RequestClass(released).text()),
+  };
+}

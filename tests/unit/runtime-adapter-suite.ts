@@ -664,6 +664,29 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     }
   });
 
+  onRuntime("a Request whose body a reader of request.body holds: new Request(request) and fetch(request) as natively", async () => {
+    await withServer(
+      async (req) => new Response(await req.text()),
+      async (url) => {
+        const observe = async () => {
+          const out: Record<string, string> = {};
+          for (const [what, use] of [
+            ["new Request(request)", (r: Request) => new Request(r)],
+            ["fetch(request)", (r: Request) => fetch(r).then((res) => res.text())],
+          ] as const) {
+            const request = new Request(url, { method: "POST", body: "some body" });
+            request.body!.getReader();
+            const r = await settle(async () => await use(request));
+            out[what] = r.ok ? (r.value instanceof Request ? "a Request" : `ok ${String(r.value)}`) : `${(r as { error: Error }).error.name}: ${(r as { error: Error }).error.message}`;
+          }
+          return out;
+        };
+        const expected = await observe();
+        assert.equal(await patched(observe), expected);
+      },
+    );
+  });
+
   onRuntime("bodies of ours: cancel() after a read reaches our source with exactly its reason (none: undefined) and our cancel's failure, as for a native body", async () => {
     /** What the source saw and what the body's cancel() gave, for a body of `RS` read once, then cancelled. */
     const observe = async (RS: typeof Native.ReadableStream, Res: typeof Response, reason: unknown, failure: unknown) => {

@@ -95,10 +95,15 @@ export const isGlobalWebStreamsPatched: IsGlobalWebStreamsPatched = globalPatch.
 
 /**
  * Node.js loads undici (fetch, Response, ...) lazily: make it load now, while the globals are the native
- * classes, so that its type checks capture them.
+ * classes, so that its type checks capture them. (Loading undici also does what its first use would do
+ * anyway: it adds its global dispatcher symbol, and on Node.js 20 it reads lazy globals such as
+ * `TextEncoder`, which then stay plain values.)
  */
-function loadUndici(): void {
+function loadUndici(tx: PatchTransaction): void {
   const g = globalThis as { Response?: unknown; fetch?: unknown };
+  // Recorded before they are read: Node.js 20 defines them as accessors that replace themselves.
+  tx.record(g, "Response");
+  tx.record(g, "fetch");
   void g.Response;
   void g.fetch;
 }

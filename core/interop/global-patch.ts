@@ -286,6 +286,8 @@ const BODY_METHODS = ["arrayBuffer", "blob", "bytes", "formData", "json", "text"
 export function patchBodyGetters(tx: PatchTransaction): void {
   const done: object[] = [];
   for (const name of ["Response", "Request"]) {
+    // Recorded before it is read: Node.js 20 defines these globals as accessors that replace themselves.
+    tx.record(global(), name);
     // The getter may be inherited: workerd defines it once, on the Body.prototype both classes extend.
     const classProto = (global()[name] as { prototype?: object } | undefined)?.prototype;
     const proto = ownerOf(classProto, "body");

@@ -486,6 +486,36 @@ function cloneInOwnProcess(order: "patch-first" | "undici-first"): { clone?: str
   }
 }
 
+nodeTest("patch then unpatch in a fresh process leaves every global's descriptor as it was (Node.js 20: lazy accessors), but what loading undici does", () => {
+  const adapter = import.meta.url.endsWith(".ts")
+    ? new URL("../../adapters/node/mod.ts", import.meta.url).href
+    : import.meta.resolve("fusestreams/node");
+  const child = `
+    const fuse = await import(${JSON.stringify(adapter)});
+    const snap = () => new Map(Reflect.ownKeys(globalThis).map((k) => {
+      const d = Object.getOwnPropertyDescriptor(globalThis, k);
+      return [k, [d.value, d.get, d.set, d.writable, d.enumerable, d.configurable]];
+    }));
+    const before = snap();
+    fuse.patchGlobalWebStreams();
+    fuse.unpatchGlobalWebStreams();
+    const after = snap();
+    const changed = [];
+    for (const k of new Set([...before.keys(), ...after.keys()])) {
+      const a = before.get(k), b = after.get(k);
+      if (!a || !b || a.some((v, i) => !Object.is(v, b[i]))) changed.push(String(k));
+    }
+    console.log(JSON.stringify(changed));
+  `;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", child], { encoding: "utf8", timeout: 30_000 });
+  const changed = JSON.parse(r.stdout.trim().split("\n").at(-1) || "null") as string[] | null;
+  assert.ok(changed !== null, `the child printed no result: ${r.stderr.slice(0, 500)}`);
+  // Loading undici (the patch does it first, as the first fetch() would) adds its dispatcher symbol and, on
+  // Node.js 20, turns the lazy globals it reads into plain values (README, the Node adapter's patch).
+  const undiciLoad = /^(Symbol\(undici\.globalDispatcher\.\d+\)|TextEncoder|TextDecoder|File)$/;
+  assert.equal(changed!.filter((k) => !undiciLoad.test(k)), [], `on Node.js ${process.version}`);
+});
+
 function assertClonesFusestreamsBody(order: "patch-first" | "undici-first"): void {
   const out = cloneInOwnProcess(order);
   assert.is(out.threw, undefined, `Response.clone() of a fusestreams body threw (${order})`);

@@ -31,7 +31,7 @@ const CLASSES_LABEL = "only ReadableStream, WritableStream, TransformStream";
  * EDGE_GZIP_TARGET.
  */
 export const GZIP_BUDGETS: Readonly<Record<string, number>> = {
-  [ALL_LABEL]: 26_880, // 26,752 with issue 18's consumers, batches() and helpers (23,883 without them)
+  [ALL_LABEL]: 27_648, // 27,550 with issue 17's review fixes (26,752 before; 23,883 without issue 18's consumers)
   [CLASSES_LABEL]: 18_800,
 };
 /** Issue 19's goal for the whole edge entry (gzip bytes), printed next to the budget. */

@@ -35,7 +35,7 @@ export const SHAPES: Record<string, Build> = {
       start(c: unknown) {
         controller = c;
       },
-    } as UnderlyingDefaultSource);
+    } as unknown as UnderlyingDefaultSource);
     return [stream, controller];
   },
   // a source piped through three transforms, the end not consumed (a body held while the client is slow)

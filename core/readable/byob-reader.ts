@@ -46,7 +46,7 @@ export class ReadableStreamBYOBReader {
   get closed(): Promise<undefined> {
     const r = getReader(this);
     if (r === undefined) return PromiseReject(illegal());
-    return r.closed.promise;
+    return r.closed!.promise;
   }
 
   /** Cancels the stream. */

@@ -88,7 +88,7 @@ class ByteTee {
   }
 
   forwardReaderError(thisReader: ReaderInternal): void {
-    uponPromise(thisReader.closed.promise, undefined, (r: unknown) => {
+    uponPromise(thisReader.closed!.promise, undefined, (r: unknown) => {
       if (thisReader !== this.reader) return;
       ReadableByteStreamControllerError(this.c1(), r);
       ReadableByteStreamControllerError(this.c2(), r);

@@ -39,7 +39,7 @@ export class ReadableStreamDefaultReader<R = any> {
   get closed(): Promise<undefined> {
     const r = getReader(this);
     if (r === undefined) return PromiseReject(illegal());
-    return r.closed.promise;
+    return r.closed!.promise;
   }
 
   /** Cancels the stream, signalling that the consumer has lost interest. */

@@ -152,10 +152,10 @@ export function ReadableStreamPipeToNative(
     else shutdown(true, destClosed);
   };
   if (source.state === ERRORED) onSourceErrored(source.storedError);
-  else PromisePrototypeThen(reader.closed.promise, undefined, onSourceErrored);
+  else PromisePrototypeThen(reader.closed!.promise, undefined, onSourceErrored);
   PromisePrototypeThen(writerClosed, onDestClosed, onDestErrored);
   if (source.state === CLOSED) onSourceClosed();
-  else PromisePrototypeThen(reader.closed.promise, onSourceClosed, ignore);
+  else PromisePrototypeThen(reader.closed!.promise, onSourceClosed, ignore);
 
   const step = (): void => {
     if (shuttingDown) return;

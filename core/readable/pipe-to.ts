@@ -29,6 +29,7 @@ import {
   type WritableStreamInternal,
   type WriteRequest,
   type WriterInternal,
+  type WriterOwner,
 } from "../writable/stream-internal.ts";
 import { AcquireReadableStreamDefaultReader, ReadableStreamDefaultReaderRead, ReadableStreamReaderRelease } from "./reader-ops.ts";
 import { AddPullTurnUser, DeferToPullReaction, RemovePullTurnUser } from "./pull-turn.ts";
@@ -39,6 +40,7 @@ import {
   ReadableStreamAddRequest,
   ReadableStreamCancel,
   type ReaderInternal,
+  type ReaderOwner,
   type ReadableStreamInternal,
   type ReadRequest,
 } from "./stream-internal.ts";
@@ -49,9 +51,14 @@ export type Action = () => Promise<unknown>;
 /** The TypeError a pipe's reader and writer are released with (see Pipe.finalize). */
 let pipeReleasedError: TypeError | undefined = undefined;
 
-function ignore(): void {}
-
-class Pipe implements ReadRequest, WriteRequest {
+/**
+ * A pipe. It owns its reader and writer (ReaderOwner, WriterOwner): instead of reacting to their closed
+ * promises, which are never made, it is told when those promises would settle and queues the reaction's job
+ * then (FP-LAZY). The job is where the spec's reactions would run: the pipe's two reactions to the reader's
+ * closed promise are adjacent jobs of which one does nothing, and a reaction to the writer's closed promise
+ * being fulfilled does nothing. The closures the pipe needs while chunks move are made when they first do.
+ */
+class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner {
   readonly source: ReadableStreamInternal;
   readonly dest: WritableStreamInternal;
   readonly reader: ReaderInternal;
@@ -60,7 +67,8 @@ class Pipe implements ReadRequest, WriteRequest {
   readonly preventAbort: boolean;
   readonly preventCancel: boolean;
   readonly signal: AbortSignal | undefined;
-  readonly result: Deferred<undefined> = newDeferred();
+  /** The promise pipeTo() returns; undefined for pipeThrough(), whose promise nobody can see. */
+  readonly result: Deferred<undefined> | undefined;
   shuttingDown = false;
   reading = false;
   inPump = false;
@@ -68,8 +76,8 @@ class Pipe implements ReadRequest, WriteRequest {
   onWritesFinished: (() => void) | undefined = undefined;
   /** Removes the abort algorithm from the signal ("remove abortAlgorithm from signal" on finalize). */
   removeAbortAlgorithm: (() => void) | undefined = undefined;
-  readonly pumpBound: () => void = () => this.pump();
-  readonly flushBound: () => void = () => this.flush();
+  pumpFn: (() => void) | undefined = undefined;
+  flushFn: (() => void) | undefined = undefined;
   /**
    * Chunks read but not yet written (at most two): they wait for their microtask (a plain sink is never
    * written inside the producer's enqueue()), or for the destination transform's backpressure to clear.
@@ -90,11 +98,13 @@ class Pipe implements ReadRequest, WriteRequest {
     preventAbort: boolean,
     preventCancel: boolean,
     signal: AbortSignal | undefined,
+    result: Deferred<undefined> | undefined,
   ) {
     this.source = source;
     this.dest = dest;
-    this.reader = AcquireReadableStreamDefaultReader(source);
-    this.writer = AcquireWritableStreamDefaultWriter(dest);
+    this.reader = AcquireReadableStreamDefaultReader(source, this);
+    this.writer = AcquireWritableStreamDefaultWriter(dest, this);
+    this.result = result;
     source.disturbed = true;
     this.preventClose = preventClose;
     this.preventAbort = preventAbort;
@@ -127,15 +137,12 @@ class Pipe implements ReadRequest, WriteRequest {
     }
     const source = this.source;
     const dest = this.dest;
-    // Errors must be propagated forward.
+    // Errors must be propagated forward (later: readerErrored).
     if (source.state === ERRORED) this.onSourceErrored(source.storedError);
-    else uponPromise(this.reader.closed.promise, undefined, (e: unknown) => this.onSourceErrored(e));
-    // Errors must be propagated backward.
+    // Errors must be propagated backward (later: writerErrored).
     if (dest.state === W_ERRORED) this.onDestErrored(dest.storedError);
-    else uponPromise(this.writer.closed.promise, undefined, (e: unknown) => this.onDestErrored(e));
-    // Closing must be propagated forward.
+    // Closing must be propagated forward (later: readerClosed).
     if (source.state === CLOSED) this.onSourceClosed();
-    else uponPromise(this.reader.closed.promise, () => this.onSourceClosed(), ignore);
     // Closing must be propagated backward.
     if (WritableStreamCloseQueuedOrInFlight(dest) || dest.state === W_CLOSED) {
       const destClosed = typeError("The destination writable stream closed before all data could be piped to it");
@@ -143,6 +150,29 @@ class Pipe implements ReadRequest, WriteRequest {
       else this.shutdown(true, destClosed);
     }
     this.pump();
+  }
+
+  // ReaderOwner, WriterOwner: the jobs of the reactions to the reader's and the writer's closed promises.
+  readerClosed(): void {
+    queueMicrotask(() => this.onSourceClosed());
+  }
+
+  readerErrored(e: unknown): void {
+    queueMicrotask(() => this.onSourceErrored(e));
+  }
+
+  writerErrored(e: unknown): void {
+    queueMicrotask(() => this.onDestErrored(e));
+  }
+
+  /** The pipe loop as a function, for the hooks that call it back (made once, when first needed). */
+  pumpBound(): () => void {
+    return this.pumpFn ??= makePump(this);
+  }
+
+  /** flush() as a function (made once, when first needed). */
+  flushBound(): () => void {
+    return this.flushFn ??= makeFlush(this);
   }
 
   onSourceErrored(storedError: unknown): void {
@@ -172,7 +202,7 @@ class Pipe implements ReadRequest, WriteRequest {
     while (!this.shuttingDown && !this.reading && this.waiting === 0) {
       const ready = writer.ready.state;
       if (ready === PENDING) {
-        writer.onReady = this.pumpBound; // FP-PIPE-READY
+        writer.onReady = this.pumpBound(); // FP-PIPE-READY
         break;
       }
       if (ready === REJECTED) break;
@@ -230,7 +260,7 @@ class Pipe implements ReadRequest, WriteRequest {
     // A plain sink's write() is never called inside the producer's enqueue() (WPT piping/general-addition):
     // the chunk is written in a microtask, or, inside a source's pull(), in that pull's reaction (FP-PULL-TURN).
     this.wait(chunk);
-    DeferToPullReaction(this.flushBound);
+    DeferToPullReaction(this.flushBound());
     // FP-PULL-TURN: from a transform's readable side, the next read is issued now rather than after the
     // write: the writer's desired size is still what it was when this read was issued, so the spec's pipe
     // may read on, and the transform sees no backpressure flip per chunk. At most one more chunk waits.
@@ -266,8 +296,8 @@ class Pipe implements ReadRequest, WriteRequest {
    * the pipe reads exactly as far ahead as the spec's (which decides what a source error discards).
    */
   holdFor(direct: number): void {
-    if (direct === DIRECT_GATED) this.dest.gate!.onUnblock = this.flushBound;
-    else this.dest.onWriteDone = this.flushBound;
+    if (direct === DIRECT_GATED) this.dest.gate!.onUnblock = this.flushBound();
+    else this.dest.onWriteDone = this.flushBound();
   }
 
   /** Whether a chunk WriteDirect could not hand over waits in the pipe (holdFor) rather than in the writer queue. */
@@ -347,7 +377,7 @@ class Pipe implements ReadRequest, WriteRequest {
       else this.specWrite(chunk);
     }
     if (!this.shuttingDown) {
-      if (this.writer.ready.state === PENDING) this.writer.onReady = this.pumpBound; // FP-PIPE-READY
+      if (this.writer.ready.state === PENDING) this.writer.onReady = this.pumpBound(); // FP-PIPE-READY
       else if (!this.reading) this.pump(); // (a pump while a read is pending would do nothing)
     }
   }
@@ -366,8 +396,8 @@ class Pipe implements ReadRequest, WriteRequest {
     const dest = this.dest;
     const gate = dest.gate;
     if (this.waiting === 0 || gate === undefined) return;
-    if (gate.onUnblock === this.flushBound) gate.onUnblock = undefined;
-    else if (dest.onWriteDone === this.flushBound) dest.onWriteDone = undefined;
+    if (gate.onUnblock === this.flushFn) gate.onUnblock = undefined;
+    else if (dest.onWriteDone === this.flushFn) dest.onWriteDone = undefined;
     else return;
     while (this.waiting !== 0) {
       const chunk = this.waitFirst;
@@ -439,7 +469,7 @@ class Pipe implements ReadRequest, WriteRequest {
   }
 
   finalize(isError: boolean, error: unknown): void {
-    if (this.writer.onReady === this.pumpBound) this.writer.onReady = undefined;
+    if (this.writer.onReady === this.pumpFn) this.writer.onReady = undefined;
     if (this.active) RemovePullTurnUser();
     this.active = false;
     // The pipe's reader and writer are its own: their promises reject only into the pipe's handlers, which
@@ -452,9 +482,20 @@ class Pipe implements ReadRequest, WriteRequest {
       this.removeAbortAlgorithm = undefined;
       removeAbortAlgorithm();
     }
-    if (isError) this.result.reject(error);
-    else this.result.resolve(undefined);
+    const result = this.result;
+    if (result === undefined) return;
+    if (isError) result.reject(error);
+    else result.resolve(undefined);
   }
+}
+
+// Closures are made by these functions: one made inside a method would cost that method a context on every call.
+function makePump(pipe: Pipe): () => void {
+  return () => pipe.pump();
+}
+
+function makeFlush(pipe: Pipe): () => void {
+  return () => pipe.flush();
 }
 
 /** "Getting a promise to wait for all" of the actions (each may be absent), without Promise.all. */
@@ -489,7 +530,22 @@ export function ReadableStreamPipeTo(
   preventCancel: boolean,
   signal: AbortSignal | undefined,
 ): Promise<undefined> {
-  const pipe = new Pipe(source, dest, preventClose, preventAbort, preventCancel, signal);
-  pipe.start();
-  return pipe.result.promise;
+  const result = newDeferred<undefined>();
+  new Pipe(source, dest, preventClose, preventAbort, preventCancel, signal, result).start();
+  return result.promise;
+}
+
+/**
+ * ReadableStreamPipeTo for pipeThrough(), which marks the promise handled and drops it: no user code can see
+ * it, so none is made.
+ */
+export function ReadableStreamPipeThroughTo(
+  source: ReadableStreamInternal,
+  dest: WritableStreamInternal,
+  preventClose: boolean,
+  preventAbort: boolean,
+  preventCancel: boolean,
+  signal: AbortSignal | undefined,
+): void {
+  new Pipe(source, dest, preventClose, preventAbort, preventCancel, signal, undefined).start();
 }

@@ -38,7 +38,7 @@ import { ReadableStreamBYOBReader } from "./byob-reader.ts";
 import { SetUpReadableStreamDefaultControllerFromUnderlyingSource } from "./default-controller.ts";
 import { ReadableStreamDefaultReader } from "./default-reader.ts";
 import { ReadableStreamFromIterable } from "./from.ts";
-import { ReadableStreamPipeTo } from "./pipe-to.ts";
+import { ReadableStreamPipeThroughTo, ReadableStreamPipeTo } from "./pipe-to.ts";
 import { isNativeReadableStream, isNativeWritableStream, isNativeWritableStreamLocked, ReadableStreamPipeToNative } from "./pipe-to-foreign.ts";
 import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
 import { EMPTY_SOURCE, UnderlyingSourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
@@ -186,10 +186,13 @@ export class ReadableStream<R = any> {
     if (nativeWritable ? isNativeWritableStreamLocked(writable) : IsWritableStreamLocked(writableInternal!)) {
       throw typeError("Cannot pipe to a stream that is locked to a writer");
     }
-    const promise = nativeWritable
-      ? ReadableStreamPipeToNative(s, writable as never, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal)
-      : ReadableStreamPipeTo(s, writableInternal!, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
-    setPromiseIsHandledToTrue(promise);
+    if (nativeWritable) {
+      const promise = ReadableStreamPipeToNative(s, writable as never, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
+      setPromiseIsHandledToTrue(promise);
+    } else {
+      // The pipe's promise is marked handled and dropped: none is made (FP-LAZY).
+      ReadableStreamPipeThroughTo(s, writableInternal!, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
+    }
     return readable as ReadableStream<T>;
   }
 

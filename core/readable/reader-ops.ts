@@ -11,6 +11,7 @@ import {
   ReaderErrorRequests,
   ReaderInternal,
   ReadableStreamCancel,
+  type ReaderOwner,
   type ReadableStreamInternal,
   type ReadIntoRequest,
   type ReadRequest,
@@ -25,9 +26,11 @@ export interface PullIntoCapable {
 export function ReadableStreamReaderGenericInitialize(reader: ReaderInternal, stream: ReadableStreamInternal): void {
   reader.stream = stream;
   stream.reader = reader;
-  if (stream.state === READABLE) return; // closed promise starts pending
-  if (stream.state === CLOSED) reader.closed.resolve();
-  else reader.closed.reject(stream.storedError, true);
+  const closed = reader.closed;
+  // closed promise starts pending; an owner looks at the stream's state itself
+  if (stream.state === READABLE || closed === undefined) return;
+  if (stream.state === CLOSED) closed.resolve();
+  else closed.reject(stream.storedError, true);
 }
 
 /** ReadableStreamReaderGenericCancel(reader, reason). */
@@ -44,17 +47,26 @@ export function ReadableStreamReaderGenericRelease(
   error: TypeError = typeError("The reader's lock was released"),
 ): void {
   const stream = reader.stream!;
-  if (stream.state === READABLE) reader.closed.reject(error, true);
-  else reader.closed.resetRejected(error, true);
+  const closed = reader.closed;
+  if (closed === undefined) {
+    // an owner's reader: nobody can see its closed promise, and the owner is finishing
+  } else if (stream.state === READABLE) {
+    closed.reject(error, true);
+  } else {
+    closed.resetRejected(error, true);
+  }
   stream.controller.releaseSteps();
   stream.reader = undefined;
   reader.stream = undefined;
 }
 
-/** SetUpReadableStreamDefaultReader / AcquireReadableStreamDefaultReader. */
-export function AcquireReadableStreamDefaultReader(stream: ReadableStreamInternal): ReaderInternal {
+/**
+ * SetUpReadableStreamDefaultReader / AcquireReadableStreamDefaultReader. A reader with an `owner` (an internal
+ * consumer no user code can reach) has no closed promise: the owner is told when the stream settles.
+ */
+export function AcquireReadableStreamDefaultReader(stream: ReadableStreamInternal, owner?: ReaderOwner): ReaderInternal {
   if (IsReadableStreamLocked(stream)) throw typeError("This stream is already locked to a reader");
-  const reader = new ReaderInternal(false);
+  const reader = new ReaderInternal(false, owner);
   ReadableStreamReaderGenericInitialize(reader, stream);
   return reader;
 }
@@ -65,7 +77,7 @@ export function AcquireReadableStreamBYOBReader(stream: ReadableStreamInternal):
   if (!stream.controller.isByte) {
     throw typeError("A BYOB reader can only be acquired for a readable byte stream (type: 'bytes')");
   }
-  const reader = new ReaderInternal(true);
+  const reader = new ReaderInternal(true, undefined);
   ReadableStreamReaderGenericInitialize(reader, stream);
   return reader;
 }

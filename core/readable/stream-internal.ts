@@ -59,20 +59,35 @@ export interface ReadableControllerInternal {
 export const NO_CHUNK: unique symbol = Symbol("no chunk");
 
 /**
+ * An internal consumer (a pipe) that owns a reader no user code can reach: it is told when the stream closes
+ * or errors, instead of reacting to the reader's [[closedPromise]], which is then never made (FP-LAZY).
+ */
+export interface ReaderOwner {
+  /** The reader's [[closedPromise]] would be resolved now. */
+  readerClosed(): void;
+  /** The reader's [[closedPromise]] would be rejected with `e` now. */
+  readerErrored(e: unknown): void;
+}
+
+/**
  * Internal state of a default or BYOB reader. The reader is itself its [[readRequests]] (default reader) or
  * [[readIntoRequests]] (BYOB reader) list: `size`, `push()`, `shift()` and `takeAll()` work on that list.
  * Checked once or twice per chunk, the count is then a field of the object the caller already holds.
  */
 export class ReaderInternal extends RequestQueue<ReadRequest & ReadIntoRequest> {
   stream: ReadableStreamInternal | undefined = undefined;
-  readonly closed: LazyPromise = new LazyPromise();
+  /** [[closedPromise]]; undefined for a reader with an owner, which is told instead. */
+  readonly closed: LazyPromise | undefined;
   readonly byob: boolean;
   /** The read request `read()` arms when it is not waiting (FP-OWN-REQUEST). */
   ownRequest: PromiseReadRequest | undefined = undefined;
+  readonly owner: ReaderOwner | undefined;
 
-  constructor(byob: boolean) {
+  constructor(byob: boolean, owner: ReaderOwner | undefined) {
     super();
     this.byob = byob;
+    this.owner = owner;
+    this.closed = owner === undefined ? new LazyPromise() : undefined;
   }
 }
 
@@ -100,7 +115,9 @@ export function ReadableStreamClose(stream: ReadableStreamInternal): void {
   if (stream.onSettled !== undefined) ReadableStreamNotifySettled(stream);
   const reader = stream.reader;
   if (reader === undefined) return;
-  reader.closed.resolve();
+  const closed = reader.closed;
+  if (closed !== undefined) closed.resolve();
+  else reader.owner!.readerClosed();
   if (!reader.byob) {
     if (reader.size === 0) return;
     const requests = reader.takeAll();
@@ -115,7 +132,9 @@ export function ReadableStreamError(stream: ReadableStreamInternal, e: unknown):
   if (stream.onSettled !== undefined) ReadableStreamNotifySettled(stream);
   const reader = stream.reader;
   if (reader === undefined) return;
-  reader.closed.reject(e, true);
+  const closed = reader.closed;
+  if (closed !== undefined) closed.reject(e, true);
+  else reader.owner!.readerErrored(e);
   ReaderErrorRequests(reader, e);
 }
 

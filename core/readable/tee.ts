@@ -107,7 +107,7 @@ export function ReadableStreamDefaultTee(stream: ReadableStreamInternal): [Reada
   const tee = new DefaultTee(stream);
   tee.branch1 = CreateReadableStream(undefined, new TeeBranch(tee, 1));
   tee.branch2 = CreateReadableStream(undefined, new TeeBranch(tee, 2));
-  uponPromise(tee.reader.closed.promise, undefined, (r: unknown) => {
+  uponPromise(tee.reader.closed!.promise, undefined, (r: unknown) => {
     ReadableStreamDefaultControllerError(tee.branch1.controller as DefaultControllerInternal, r);
     ReadableStreamDefaultControllerError(tee.branch2.controller as DefaultControllerInternal, r);
     if (!tee.canceled1 || !tee.canceled2) tee.cancelPromise.resolve(undefined);

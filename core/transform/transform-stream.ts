@@ -373,12 +373,17 @@ function TransformStreamErrorWritableAndUnblockWrite(stream: TransformStreamInte
 
 /** TransformStreamSetBackpressure(stream, backpressure). */
 function TransformStreamSetBackpressure(stream: TransformStreamInternal, backpressure: boolean): void {
-  stream.backpressureChangePromise?.resolve();
+  const previous = stream.backpressureChangePromise;
+  if (previous !== undefined) {
+    // FP-TS-SYNC: the new promise is made when something first waits on it (a pending promise made then is
+    // resolved here as one made now would be)
+    stream.backpressureChangePromise = undefined;
+    previous.resolve();
+  }
   if (stream.pullWaiting) {
     stream.pullWaiting = false;
     ReadableStreamDefaultControllerPullSettled(stream.readableController()); // FP-TS-PULL
   }
-  stream.backpressureChangePromise = new LazyPromise(); // FP-TS-SYNC: a promise only if someone waits
 
   stream.backpressure = backpressure;
 }
@@ -441,7 +446,7 @@ function makeTransformRejected(c: TransformControllerInternal): (r: unknown) => 
 
 /** The rest of TransformStreamDefaultSinkWriteAlgorithm when [[backpressure]] is true. */
 function TransformStreamWriteAfterBackpressureChange(stream: TransformStreamInternal, chunk: unknown): Promise<unknown> {
-  return PromisePrototypeThen(stream.backpressureChangePromise!.promise, () => {
+  return PromisePrototypeThen((stream.backpressureChangePromise ??= new LazyPromise()).promise, () => {
     const writable = stream.writable;
     if (writable.state === ERRORING) throw writable.storedError;
     return TransformStreamDefaultControllerPerformTransform(stream.controller, chunk);

@@ -23,13 +23,18 @@ import {
   WriterInternal,
   type WritableStreamInternal,
   type WriteRequest,
+  type WriterOwner,
 } from "./stream-internal.ts";
 import type { WritableStream } from "../api/writable.ts";
 
-/** SetUpWritableStreamDefaultWriter / AcquireWritableStreamDefaultWriter. */
-export function AcquireWritableStreamDefaultWriter(stream: WritableStreamInternal): WriterInternal {
+/**
+ * SetUpWritableStreamDefaultWriter / AcquireWritableStreamDefaultWriter. A writer with an `owner` (an internal
+ * producer no user code can reach) has no closed promise: the owner looks at the stream's state when it starts
+ * and is told when the promise would be rejected.
+ */
+export function AcquireWritableStreamDefaultWriter(stream: WritableStreamInternal, owner?: WriterOwner): WriterInternal {
   if (IsWritableStreamLocked(stream)) throw typeError("This stream is already locked to a writer");
-  const writer = new WriterInternal();
+  const writer = new WriterInternal(owner);
   writer.stream = stream;
   stream.writer = writer;
   const state = stream.state;
@@ -43,10 +48,10 @@ export function AcquireWritableStreamDefaultWriter(stream: WritableStreamInterna
     writer.ready.reject(stream.storedError, true);
   } else if (state === CLOSED) {
     writer.ready.resolve();
-    writer.closed.resolve();
+    writer.closed?.resolve();
   } else {
     writer.ready.reject(stream.storedError, true);
-    writer.closed.reject(stream.storedError, true);
+    writer.closed?.reject(stream.storedError, true);
   }
   return writer;
 }
@@ -147,7 +152,7 @@ export class WritableStreamDefaultWriter<W = any> {
   get closed(): Promise<undefined> {
     const w = getWriter(this);
     if (w === undefined) return PromiseReject(illegal());
-    return w.closed.promise;
+    return w.closed!.promise;
   }
 
   /** The amount the stream wants written; null if errored or erroring. */

@@ -46,15 +46,31 @@ export interface PendingAbortRequest {
   wasAlreadyErroring: boolean;
 }
 
+/**
+ * An internal producer (a pipe) that owns a writer no user code can reach: it is told when the writer's
+ * [[closedPromise]] would be rejected, and that promise is never made (FP-LAZY).
+ */
+export interface WriterOwner {
+  /** The writer's [[closedPromise]] would be rejected with `e` now. */
+  writerErrored(e: unknown): void;
+}
+
 /** Internal state of a WritableStreamDefaultWriter. */
 export class WriterInternal {
   stream: WritableStreamInternal | undefined = undefined;
   readonly ready: LazyPromise = new LazyPromise();
-  readonly closed: LazyPromise = new LazyPromise();
+  /** [[closedPromise]]; undefined for a writer with an owner, which is told instead. */
+  readonly closed: LazyPromise | undefined;
   /** Internal waiter for `ready` (used by pipeTo instead of a promise reaction). */
   onReady: (() => void) | undefined = undefined;
   /** The write request `write()` arms when it is not waiting (FP-OWN-REQUEST). */
   ownRequest: PromiseWriteRequest | undefined = undefined;
+  readonly owner: WriterOwner | undefined;
+
+  constructor(owner: WriterOwner | undefined) {
+    this.owner = owner;
+    this.closed = owner === undefined ? new LazyPromise() : undefined;
+  }
 }
 
 const CLOSE_SENTINEL = Symbol("close");
@@ -317,7 +333,7 @@ function WritableStreamFinishInFlightClose(stream: WritableStreamInternal): void
   }
   stream.state = CLOSED;
   const writer = stream.writer;
-  if (writer !== undefined) writer.closed.resolve();
+  if (writer !== undefined) writer.closed?.resolve(); // an owner has nothing to do on fulfillment
 }
 
 /** WritableStreamFinishInFlightCloseWithError(stream, error). */
@@ -348,7 +364,10 @@ function WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream: WritableStrea
     stream.closeRequest = undefined;
   }
   const writer = stream.writer;
-  if (writer !== undefined) writer.closed.reject(stream.storedError, true);
+  if (writer === undefined) return;
+  const closed = writer.closed;
+  if (closed !== undefined) closed.reject(stream.storedError, true);
+  else writer.owner!.writerErrored(stream.storedError);
 }
 
 /** WritableStreamUpdateBackpressure(stream, backpressure). */
@@ -377,8 +396,10 @@ export function WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer: Wr
 
 /** WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer, error). */
 export function WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer: WriterInternal, error: unknown): void {
-  if (writer.closed.state === PENDING) writer.closed.reject(error, true);
-  else writer.closed.resetRejected(error, true);
+  const closed = writer.closed;
+  if (closed === undefined) return; // an owner's writer: nobody can see it, and the owner is finishing
+  if (closed.state === PENDING) closed.reject(error, true);
+  else closed.resetRejected(error, true);
 }
 
 // ---- controller operations (§5.5.4) ----

@@ -7,7 +7,7 @@
  */
 import { queueMicrotask } from "./shared/primordials.ts";
 import { readableStreamInternalOrUndefined } from "./readable/brand.ts";
-import { CLOSED as R_CLOSED, ERRORED as R_ERRORED } from "./readable/stream-internal.ts";
+import { CLOSED as R_CLOSED, ERRORED as R_ERRORED, ReadableStreamExtras } from "./readable/stream-internal.ts";
 import { writableStreamInternalOrUndefined } from "./writable/brand.ts";
 import { CLOSED as W_CLOSED, ERRORED as W_ERRORED, ERRORING as W_ERRORING } from "./writable/stream-internal.ts";
 
@@ -70,8 +70,9 @@ export function whenReadableStreamSettles(x: unknown, onClosed: () => void, onEr
     }
   };
   if (s.state !== R_CLOSED && s.state !== R_ERRORED) {
-    const previous = s.onSettled;
-    s.onSettled = previous === undefined ? report : () => {
+    const ext = s.ext ??= new ReadableStreamExtras();
+    const previous = ext.onSettled;
+    ext.onSettled = previous === undefined ? report : () => {
       previous();
       report();
     };

@@ -13,6 +13,7 @@ import {
   queueMicrotask,
 } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
+import { RunOwedPullReaction, TakeOwedPullReaction, type DefaultControllerInternal } from "./default-controller.ts";
 import {
   ReadableStreamDefaultReaderRead,
   ReadableStreamReaderGenericCancel,
@@ -29,14 +30,14 @@ class IteratorState {
   ongoing: Promise<IteratorResult<unknown>> | null = null;
   finished = false;
   pendingChunk: unknown = undefined;
-  /** FP-ITER-MERGE: the pull reaction readSyncOwingPullReaction() left to run first, if any. */
-  pullReaction: (() => void) | undefined = undefined;
+  /** FP-ITER-MERGE: the controller whose pull reaction readSyncOwingPullReaction() left to run first, if any. */
+  pullReaction: DefaultControllerInternal | undefined = undefined;
   /** Delivers the pending chunk (after the owed pull reaction): one bound function per iterator. */
   readonly deliver = (): IteratorResult<unknown> => {
     const reaction = this.pullReaction;
     if (reaction !== undefined) {
       this.pullReaction = undefined;
-      reaction();
+      RunOwedPullReaction(reaction);
     }
     const chunk = this.pendingChunk;
     this.pendingChunk = undefined;
@@ -173,20 +174,20 @@ export class ReadableStreamAsyncIterator<R = unknown> {
       const stream = state.reader.stream;
       if (stream !== undefined && stream.state === READABLE) {
         stream.disturbed = true;
-        const controller = stream.controller;
-        const chunk = controller.readSyncOwingPullReaction();
+        const chunk = stream.readSyncOwingPullReaction();
         if (chunk !== NO_CHUNK) {
           // Delivered one reaction job later, as the spec's reaction to the read would: pull() timing after
           // a next() is observable (the differential fuzz test checks it).
           // Only one such result can be pending (a second next() chains on `ongoing`), so the chunk waits
           // in the state and one bound function per iterator delivers it: no allocation but the promise.
-          const reaction = controller.owedPullReaction;
-          if (reaction !== undefined) controller.owedPullReaction = undefined;
+          const reaction = !stream.isByte && TakeOwedPullReaction(stream as DefaultControllerInternal)
+            ? stream as DefaultControllerInternal
+            : undefined;
           if (state.ongoing !== null) {
             // A next() or return() called from inside the pull() this read made has set `ongoing`, and a
             // next() may be using the pending-chunk slot: this result is delivered on its own.
             const p = PromisePrototypeThen(RESOLVED, (): IteratorResult<unknown> => {
-              if (reaction !== undefined) reaction(); // FP-ITER-MERGE
+              if (reaction !== undefined) RunOwedPullReaction(reaction); // FP-ITER-MERGE
               state.ongoing = null;
               return { value: chunk, done: false };
             });

@@ -52,8 +52,12 @@ import {
   ReadableStreamGetNumRequests,
   ReadableStreamHasBYOBReader,
   ReadableStreamHasDefaultReader,
-  type ReadableControllerInternal,
-  type ReadableStreamInternal,
+  PullReactionFunction,
+  PullRejectedFunction,
+  QueuePullReaction,
+  QueueStartReaction,
+  ReadableStreamClearSourceAlgorithms,
+  ReadableStreamInternal,
   type ReadIntoRequest,
   type ReadRequest,
 } from "./stream-internal.ts";
@@ -93,29 +97,18 @@ export interface PullIntoDescriptor {
   readerType: "default" | "byob" | "none";
 }
 
-/** Internal state of a ReadableByteStreamController (§4.7.2 internal slots). */
-export class ByteControllerInternal implements ReadableControllerInternal, PullTurn {
-  readonly isByte = true;
-  stream!: ReadableStreamInternal;
+/**
+ * A readable byte stream: the stream's slots (ReadableStreamInternal) and the ReadableByteStreamController's
+ * (§4.7.2) in one object. Its two queues are made on first use (FP-LAZY).
+ */
+export class ByteControllerInternal extends ReadableStreamInternal implements PullTurn {
   autoAllocateChunkSize: number | undefined = undefined;
   byobRequest: ReadableStreamBYOBRequest | null = null;
-  closeRequested = false;
-  pullAgain = false;
-  pulling = false;
-  started = false;
-  pendingPullIntos: RingQueue<PullIntoDescriptor> = new RingQueue();
-  queue: RingQueue<Uint8Array> = new RingQueue();
-  queueTotalSize = 0;
-  strategyHWM = 0;
-  algorithms: SourceAlgorithms | undefined = undefined;
-  pub: ReadableByteStreamController | undefined = undefined;
-  onPullFulfilled: (() => void) | undefined = undefined;
-  onPullRejected: ((e: unknown) => void) | undefined = undefined;
-  /** FP-PULL-TURN: jobs deferred to the next pull reaction, and their runner when pull() returned a promise. */
-  turnJob: (() => void) | undefined = undefined;
-  turnJobs: (() => void)[] | undefined = undefined;
-  turnJobCount = 0;
-  runTurnJobs: (() => void) | undefined = undefined;
+  /** [[pendingPullIntos]]; undefined while empty and never used. */
+  pendingPullIntos: RingQueue<PullIntoDescriptor> | undefined = undefined;
+  /** [[queue]]; made by the first enqueue (it is non-empty whenever queueTotalSize > 0). */
+  queue: RingQueue<Uint8Array> | undefined = undefined;
+  declare pub: ReadableByteStreamController | undefined;
 
   cancelSteps(reason: unknown): AlgorithmResult {
     ReadableByteStreamControllerClearPendingPullIntos(this);
@@ -127,7 +120,7 @@ export class ByteControllerInternal implements ReadableControllerInternal, PullT
 
   readSync(): unknown {
     if (this.queueTotalSize === 0) return NO_CHUNK;
-    const entry = this.queue.shift();
+    const entry = this.queue!.shift();
     this.queueTotalSize -= typedArrayByteLength(entry);
     ReadableByteStreamControllerHandleQueueDrain(this);
     return entry; // FP-BYTE-VIEW
@@ -137,13 +130,11 @@ export class ByteControllerInternal implements ReadableControllerInternal, PullT
     this.pullSteps(readRequest); // its first step finds the queue empty
   }
 
-  readonly owedPullReaction: undefined = undefined;
   readSyncOwingPullReaction(): unknown {
     return this.readSync();
   }
 
   pullSteps(readRequest: ReadRequest): void {
-    const stream = this.stream;
     if (this.queueTotalSize > 0) {
       ReadableByteStreamControllerFillReadRequestFromQueue(this, readRequest);
       return;
@@ -157,7 +148,7 @@ export class ByteControllerInternal implements ReadableControllerInternal, PullT
         readRequest.errorSteps(e);
         return;
       }
-      this.pendingPullIntos.push({
+      (this.pendingPullIntos ??= new RingQueue()).push({
         buffer,
         bufferByteLength: autoAllocateChunkSize,
         byteOffset: 0,
@@ -169,13 +160,13 @@ export class ByteControllerInternal implements ReadableControllerInternal, PullT
         readerType: "default",
       });
     }
-    ReadableStreamAddRequest(stream, readRequest);
+    ReadableStreamAddRequest(this, readRequest);
     ReadableByteStreamControllerCallPullIfNeeded(this);
   }
 
   releaseSteps(): void {
     const pending = this.pendingPullIntos;
-    if (pending.size > 0) {
+    if (pending !== undefined && pending.size > 0) {
       const first = pending.peek();
       first.readerType = "none";
       if (pending.size > 1) {
@@ -191,9 +182,10 @@ export class ByteControllerInternal implements ReadableControllerInternal, PullT
     ReadableByteStreamControllerPullInto(this, view, min, readIntoRequest);
   }
 }
+(ByteControllerInternal.prototype as { isByte: boolean }).isByte = true;
 
 function ResetQueue(c: ByteControllerInternal): void {
-  c.queue.clear();
+  c.queue?.clear();
   c.queueTotalSize = 0;
 }
 
@@ -209,69 +201,66 @@ export function ReadableByteStreamControllerCallPullIfNeeded(c: ByteControllerIn
   const result = c.algorithms!.pull();
   EndPullTurn(outer);
   if (result === undefined) {
-    queueMicrotask(c.onPullFulfilled ??= makePullFulfilled(c)); // FP-SYNC-ALGO
+    QueuePullReaction(c, PullFulfilled); // FP-SYNC-ALGO
   } else {
-    if (HasPullTurnJobs(c)) queueMicrotask(c.runTurnJobs ??= makeRunTurnJobs(c));
-    PromisePrototypeThen(
-      result,
-      c.onPullFulfilled ??= makePullFulfilled(c),
-      c.onPullRejected ??= makePullRejected(c),
-    );
+    if (HasPullTurnJobs(c)) {
+      const ext = c.ext!;
+      queueMicrotask(ext.runTurnJobs ??= makeRunTurnJobs(c));
+    }
+    PromisePrototypeThen(result, PullReactionFunction(c, PullFulfilled), PullRejectedFunction(c, ReadableByteStreamControllerError));
   }
-}
-
-// Reactions are made once per controller by these factories: a closure created inside
-// CallPullIfNeeded would cost a context allocation on every call.
-function makePullRejected(c: ByteControllerInternal): (e: unknown) => void {
-  return (e: unknown) => ReadableByteStreamControllerError(c, e);
 }
 
 function makeRunTurnJobs(c: ByteControllerInternal): () => void {
   return () => RunPullTurnJobs(c);
 }
 
-function makePullFulfilled(c: ByteControllerInternal): () => void {
-  return () => {
-    RunPullTurnJobs(c); // FP-PULL-TURN
-    c.pulling = false;
-    if (c.pullAgain) {
-      c.pullAgain = false;
-      ReadableByteStreamControllerCallPullIfNeeded(c);
-    }
-  };
+/** The reaction to the start algorithm's or a pull algorithm's fulfillment. */
+function PullFulfilled(c: ByteControllerInternal): void {
+  if (!c.started) {
+    // The reaction to start(): pull() cannot have run yet.
+    c.started = true;
+    ReadableByteStreamControllerCallPullIfNeeded(c);
+    return;
+  }
+  RunPullTurnJobs(c); // FP-PULL-TURN
+  c.pulling = false;
+  if (c.pullAgain) {
+    c.pullAgain = false;
+    ReadableByteStreamControllerCallPullIfNeeded(c);
+  }
 }
 
 /** ReadableByteStreamControllerShouldCallPull(controller). */
 function ReadableByteStreamControllerShouldCallPull(c: ByteControllerInternal): boolean {
-  const stream = c.stream;
-  if (stream.state !== READABLE) return false;
+  if (c.state !== READABLE) return false;
   if (c.closeRequested) return false;
   if (!c.started) return false;
-  if (IsReadableStreamLocked(stream) && ReadableStreamGetNumRequests(stream) > 0) return true;
+  if (IsReadableStreamLocked(c) && ReadableStreamGetNumRequests(c) > 0) return true;
   return c.strategyHWM - c.queueTotalSize > 0;
 }
 
 /** ReadableByteStreamControllerClearAlgorithms(controller). */
 export function ReadableByteStreamControllerClearAlgorithms(c: ByteControllerInternal): void {
-  c.algorithms = undefined;
+  ReadableStreamClearSourceAlgorithms(c);
 }
 
 /** ReadableByteStreamControllerClearPendingPullIntos(controller). */
 function ReadableByteStreamControllerClearPendingPullIntos(c: ByteControllerInternal): void {
   ReadableByteStreamControllerInvalidateBYOBRequest(c);
-  c.pendingPullIntos = new RingQueue();
+  c.pendingPullIntos = undefined;
 }
 
 /** ReadableByteStreamControllerClose(controller). */
 export function ReadableByteStreamControllerClose(c: ByteControllerInternal): void {
-  const stream = c.stream;
-  if (c.closeRequested || stream.state !== READABLE) return;
+  if (c.closeRequested || c.state !== READABLE) return;
   if (c.queueTotalSize > 0) {
     c.closeRequested = true;
     return;
   }
-  if (c.pendingPullIntos.size > 0) {
-    const first = c.pendingPullIntos.peek();
+  const pending = c.pendingPullIntos;
+  if (pending !== undefined && pending.size > 0) {
+    const first = pending.peek();
     if (first.bytesFilled % first.elementSize !== 0) {
       const e = typeError("Insufficient bytes to fill elements in the given buffer");
       ReadableByteStreamControllerError(c, e);
@@ -279,7 +268,7 @@ export function ReadableByteStreamControllerClose(c: ByteControllerInternal): vo
     }
   }
   ReadableByteStreamControllerClearAlgorithms(c);
-  ReadableStreamClose(stream);
+  ReadableStreamClose(c);
 }
 
 /** ReadableByteStreamControllerCommitPullIntoDescriptor(stream, pullIntoDescriptor). */
@@ -310,7 +299,7 @@ function ReadableByteStreamControllerConvertPullIntoDescriptor(desc: PullIntoDes
  * view, handing on the chunk itself is indistinguishable and saves a transfer and a view per chunk.
  */
 export function ReadableByteStreamControllerEnqueueOwned(c: ByteControllerInternal, chunk: Uint8Array): void {
-  if (c.closeRequested || c.stream.state !== READABLE) return;
+  if (c.closeRequested || c.state !== READABLE) return;
   ReadableByteStreamControllerEnqueueTransferred(c, viewBuffer(chunk), typedArrayByteOffset(chunk), typedArrayByteLength(chunk), chunk);
 }
 
@@ -321,7 +310,7 @@ function ReadableByteStreamControllerEnqueueParts(
   byteOffset: number,
   byteLength: number,
 ): void {
-  if (c.closeRequested || c.stream.state !== READABLE) return;
+  if (c.closeRequested || c.state !== READABLE) return;
   // Callers have rejected detached buffers (their byteLength is 0), so this is TransferArrayBuffer.
   ReadableByteStreamControllerEnqueueTransferred(c, transferUnchecked(buffer), byteOffset, byteLength, undefined);
 }
@@ -337,9 +326,9 @@ function ReadableByteStreamControllerEnqueueTransferred(
   byteLength: number,
   view: Uint8Array | undefined,
 ): void {
-  const stream = c.stream;
+  const stream = c;
   const pending = c.pendingPullIntos;
-  if (pending.size > 0) {
+  if (pending !== undefined && pending.size > 0) {
     const first = pending.peek();
     if (IsDetachedBuffer(first.buffer)) {
       throw typeError("The BYOB request's buffer has been detached and cannot be filled with an enqueued chunk");
@@ -353,7 +342,7 @@ function ReadableByteStreamControllerEnqueueTransferred(
     if (ReadableStreamGetNumRequests(stream) === 0) {
       ReadableByteStreamControllerEnqueueChunkToQueue(c, transferredBuffer, byteOffset, byteLength, view);
     } else {
-      if (c.pendingPullIntos.size > 0) ReadableByteStreamControllerShiftPendingPullInto(c);
+      if (HasPendingPullIntos(c)) ReadableByteStreamControllerShiftPendingPullInto(c);
       const transferredView = view ?? new NativeUint8Array(transferredBuffer, byteOffset, byteLength);
       ReadableStreamFulfillReadRequest(stream, transferredView, false);
     }
@@ -375,7 +364,7 @@ function ReadableByteStreamControllerEnqueueChunkToQueue(
   byteLength: number,
   view?: Uint8Array,
 ): void {
-  c.queue.push(view ?? new NativeUint8Array(buffer, byteOffset, byteLength));
+  (c.queue ??= new RingQueue()).push(view ?? new NativeUint8Array(buffer, byteOffset, byteLength));
   c.queueTotalSize += byteLength;
 }
 
@@ -409,12 +398,11 @@ function ReadableByteStreamControllerEnqueueDetachedPullIntoToQueue(
 
 /** ReadableByteStreamControllerError(controller, e). */
 export function ReadableByteStreamControllerError(c: ByteControllerInternal, e: unknown): void {
-  const stream = c.stream;
-  if (stream.state !== READABLE) return;
+  if (c.state !== READABLE) return;
   ReadableByteStreamControllerClearPendingPullIntos(c);
   ResetQueue(c);
   ReadableByteStreamControllerClearAlgorithms(c);
-  ReadableStreamError(stream, e);
+  ReadableStreamError(c, e);
 }
 
 /** ReadableByteStreamControllerFillHeadPullIntoDescriptor(controller, size, pullIntoDescriptor). */
@@ -442,7 +430,7 @@ function ReadableByteStreamControllerFillPullIntoDescriptorFromQueue(
     totalBytesToCopyRemaining = maxAlignedBytes - desc.bytesFilled;
     ready = true;
   }
-  const queue = c.queue;
+  const queue = c.queue!; // non-empty while bytes remain to copy
   while (totalBytesToCopyRemaining > 0) {
     const head = queue.peek();
     const headLength = typedArrayByteLength(head);
@@ -467,7 +455,7 @@ function ReadableByteStreamControllerFillPullIntoDescriptorFromQueue(
 
 /** ReadableByteStreamControllerFillReadRequestFromQueue(controller, readRequest). */
 function ReadableByteStreamControllerFillReadRequestFromQueue(c: ByteControllerInternal, readRequest: ReadRequest): void {
-  const entry = c.queue.shift();
+  const entry = c.queue!.shift();
   c.queueTotalSize -= typedArrayByteLength(entry);
   ReadableByteStreamControllerHandleQueueDrain(c);
   readRequest.chunkSteps(entry); // FP-BYTE-VIEW: the queued view is the spec's new view over the entry
@@ -475,8 +463,8 @@ function ReadableByteStreamControllerFillReadRequestFromQueue(c: ByteControllerI
 
 /** ReadableByteStreamControllerGetBYOBRequest(controller). */
 export function ReadableByteStreamControllerGetBYOBRequest(c: ByteControllerInternal): ReadableStreamBYOBRequest | null {
-  if (c.byobRequest === null && c.pendingPullIntos.size > 0) {
-    const first = c.pendingPullIntos.peek();
+  if (c.byobRequest === null && HasPendingPullIntos(c)) {
+    const first = c.pendingPullIntos!.peek();
     const view = new NativeUint8Array(
       first.buffer,
       first.byteOffset + first.bytesFilled,
@@ -489,7 +477,7 @@ export function ReadableByteStreamControllerGetBYOBRequest(c: ByteControllerInte
 
 /** ReadableByteStreamControllerGetDesiredSize(controller). */
 export function ReadableByteStreamControllerGetDesiredSize(c: ByteControllerInternal): number | null {
-  const state = c.stream.state;
+  const state = c.state;
   if (state === ERRORED) return null;
   if (state === CLOSED) return 0;
   return c.strategyHWM - c.queueTotalSize;
@@ -499,7 +487,7 @@ export function ReadableByteStreamControllerGetDesiredSize(c: ByteControllerInte
 function ReadableByteStreamControllerHandleQueueDrain(c: ByteControllerInternal): void {
   if (c.queueTotalSize === 0 && c.closeRequested) {
     ReadableByteStreamControllerClearAlgorithms(c);
-    ReadableStreamClose(c.stream);
+    ReadableStreamClose(c);
   } else {
     ReadableByteStreamControllerCallPullIfNeeded(c);
   }
@@ -516,9 +504,9 @@ function ReadableByteStreamControllerInvalidateBYOBRequest(c: ByteControllerInte
 /** ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(controller). */
 function ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(c: ByteControllerInternal): PullIntoDescriptor[] {
   const filled: PullIntoDescriptor[] = [];
-  while (c.pendingPullIntos.size > 0) {
+  while (HasPendingPullIntos(c)) {
     if (c.queueTotalSize === 0) break;
-    const desc = c.pendingPullIntos.peek();
+    const desc = c.pendingPullIntos!.peek();
     if (ReadableByteStreamControllerFillPullIntoDescriptorFromQueue(c, desc)) {
       ReadableByteStreamControllerShiftPendingPullInto(c);
       filled[filled.length] = desc; // not push(): see ReadableByteStreamControllerRespondInClosedState
@@ -529,7 +517,7 @@ function ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(c: Byt
 
 /** ReadableByteStreamControllerProcessReadRequestsUsingQueue(controller). */
 function ReadableByteStreamControllerProcessReadRequestsUsingQueue(c: ByteControllerInternal): void {
-  const reader = c.stream.reader!;
+  const reader = c.reader!;
   while (reader.size > 0) {
     if (c.queueTotalSize === 0) return;
     const readRequest = reader.shift();
@@ -544,7 +532,7 @@ function ReadableByteStreamControllerPullInto(
   min: number,
   readIntoRequest: ReadIntoRequest,
 ): void {
-  const stream = c.stream;
+  const stream = c;
   let elementSize = 1;
   let ctor = NativeDataView as unknown as ViewConstructor;
   const tag = typedArrayTag(view);
@@ -573,8 +561,8 @@ function ReadableByteStreamControllerPullInto(
     viewConstructor: ctor,
     readerType: "byob",
   };
-  if (c.pendingPullIntos.size > 0) {
-    c.pendingPullIntos.push(desc);
+  if (HasPendingPullIntos(c)) {
+    c.pendingPullIntos!.push(desc);
     ReadableStreamAddRequest(stream, readIntoRequest);
     return;
   }
@@ -597,15 +585,15 @@ function ReadableByteStreamControllerPullInto(
       return;
     }
   }
-  c.pendingPullIntos.push(desc);
+  (c.pendingPullIntos ??= new RingQueue()).push(desc);
   ReadableStreamAddRequest(stream, readIntoRequest);
   ReadableByteStreamControllerCallPullIfNeeded(c);
 }
 
 /** ReadableByteStreamControllerRespond(controller, bytesWritten). */
 export function ReadableByteStreamControllerRespond(c: ByteControllerInternal, bytesWritten: number): void {
-  const first = c.pendingPullIntos.peek();
-  const state = c.stream.state;
+  const first = c.pendingPullIntos!.peek();
+  const state = c.state;
   if (state === CLOSED) {
     if (bytesWritten !== 0) throw typeError("bytesWritten must be 0 when calling respond() on a closed stream");
   } else {
@@ -619,7 +607,7 @@ export function ReadableByteStreamControllerRespond(c: ByteControllerInternal, b
 /** ReadableByteStreamControllerRespondInClosedState(controller, firstDescriptor). */
 function ReadableByteStreamControllerRespondInClosedState(c: ByteControllerInternal, first: PullIntoDescriptor): void {
   if (first.readerType === "none") ReadableByteStreamControllerShiftPendingPullInto(c);
-  const stream = c.stream;
+  const stream = c;
   if (ReadableStreamHasBYOBReader(stream)) {
     // Appends by index: Array.prototype.push is looked up at call time and script can patch it.
     const filled: PullIntoDescriptor[] = [];
@@ -637,7 +625,7 @@ function ReadableByteStreamControllerRespondInReadableState(
   desc: PullIntoDescriptor,
 ): void {
   ReadableByteStreamControllerFillHeadPullIntoDescriptor(c, bytesWritten, desc);
-  const stream = c.stream;
+  const stream = c;
   if (desc.readerType === "none") {
     ReadableByteStreamControllerEnqueueDetachedPullIntoToQueue(c, desc);
     const filled = ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(c);
@@ -659,17 +647,17 @@ function ReadableByteStreamControllerRespondInReadableState(
 
 /** ReadableByteStreamControllerRespondInternal(controller, bytesWritten). */
 function ReadableByteStreamControllerRespondInternal(c: ByteControllerInternal, bytesWritten: number): void {
-  const first = c.pendingPullIntos.peek();
+  const first = c.pendingPullIntos!.peek();
   ReadableByteStreamControllerInvalidateBYOBRequest(c);
-  if (c.stream.state === CLOSED) ReadableByteStreamControllerRespondInClosedState(c, first);
+  if (c.state === CLOSED) ReadableByteStreamControllerRespondInClosedState(c, first);
   else ReadableByteStreamControllerRespondInReadableState(c, bytesWritten, first);
   ReadableByteStreamControllerCallPullIfNeeded(c);
 }
 
 /** ReadableByteStreamControllerRespondWithNewView(controller, view). */
 export function ReadableByteStreamControllerRespondWithNewView(c: ByteControllerInternal, view: ArrayBufferView): void {
-  const first = c.pendingPullIntos.peek();
-  const state = c.stream.state;
+  const first = c.pendingPullIntos!.peek();
+  const state = c.state;
   const newViewByteLength = viewByteLength(view);
   if (state === CLOSED) {
     if (newViewByteLength !== 0) throw typeError("The view's length must be 0 when calling respondWithNewView() on a closed stream");
@@ -690,59 +678,66 @@ export function ReadableByteStreamControllerRespondWithNewView(c: ByteController
   ReadableByteStreamControllerRespondInternal(c, newViewByteLength);
 }
 
-/** ReadableByteStreamControllerShiftPendingPullInto(controller). */
-function ReadableByteStreamControllerShiftPendingPullInto(c: ByteControllerInternal): PullIntoDescriptor {
-  return c.pendingPullIntos.shift();
+/** Whether [[pendingPullIntos]] is not empty. */
+export function HasPendingPullIntos(c: ByteControllerInternal): boolean {
+  const pending = c.pendingPullIntos;
+  return pending !== undefined && pending.size > 0;
 }
 
-/** SetUpReadableByteStreamController(...). */
+/** ReadableByteStreamControllerShiftPendingPullInto(controller). */
+function ReadableByteStreamControllerShiftPendingPullInto(c: ByteControllerInternal): PullIntoDescriptor {
+  return c.pendingPullIntos!.shift();
+}
+
+/** SetUpReadableByteStreamController(...), on a stream that is its own controller. */
 export function SetUpReadableByteStreamController(
-  stream: ReadableStreamInternal,
   c: ByteControllerInternal,
   startAlgorithm: (() => unknown) | undefined,
   algorithms: SourceAlgorithms,
   highWaterMark: number,
   autoAllocateChunkSize: number | undefined,
 ): void {
-  c.stream = stream;
   c.strategyHWM = highWaterMark;
   c.algorithms = algorithms;
   c.autoAllocateChunkSize = autoAllocateChunkSize;
-  stream.controller = c;
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
-  const onStart = (): void => {
-    c.started = true;
-    ReadableByteStreamControllerCallPullIfNeeded(c);
-  };
+  // The start reaction is the controller's pull reaction (it sees `started` false).
   if (startResult === undefined) {
-    queueMicrotask(onStart); // FP-SYNC-ALGO
+    QueueStartReaction(c, PullFulfilled); // FP-SYNC-ALGO
   } else {
-    PromisePrototypeThen(promiseResolvedWith(startResult), onStart, (r: unknown) => ReadableByteStreamControllerError(c, r));
+    PromisePrototypeThen(
+      promiseResolvedWith(startResult),
+      PullReactionFunction(c, PullFulfilled),
+      PullRejectedFunction(c, ReadableByteStreamControllerError),
+    );
   }
 }
 
-/** SetUpReadableByteStreamControllerFromUnderlyingSource(stream, underlyingSource, dict, highWaterMark). */
+/**
+ * SetUpReadableByteStreamControllerFromUnderlyingSource(underlyingSource, dict, highWaterMark), with the
+ * stream made here: it holds the source's converted members and is its own pull and cancel algorithms.
+ */
 export function SetUpReadableByteStreamControllerFromUnderlyingSource(
-  stream: ReadableStreamInternal,
   underlyingSource: unknown,
   dict: UnderlyingSourceRecord,
   highWaterMark: number,
-): void {
+): ByteControllerInternal {
   const c = new ByteControllerInternal();
-  const pub = createByteController(c);
-  c.pub = pub;
+  const pub = c.pub = createByteController(c);
   const autoAllocateChunkSize = dict.autoAllocateChunkSize;
   if (autoAllocateChunkSize === 0) throw typeError("autoAllocateChunkSize must be greater than 0");
   const start = dict.startFn;
-  dict.controller = pub;
+  c.source = underlyingSource;
+  c.pullFn = dict.pullFn;
+  c.cancelFn = dict.cancelFn;
   SetUpReadableByteStreamController(
-    stream,
     c,
     start === undefined ? undefined : makeStartAlgorithm(start, underlyingSource, pub),
-    dict,
+    c,
     highWaterMark,
     autoAllocateChunkSize,
   );
+  return c;
 }
 
 let createByteController: (c: ByteControllerInternal) => ReadableByteStreamController;
@@ -790,7 +785,7 @@ export class ReadableByteStreamController {
   close(): void {
     const c = getByteController(this);
     if (c.closeRequested) throw typeError("The stream has already been closed; do not close it again");
-    if (c.stream.state !== READABLE) throw typeError("The stream is not in the readable state and cannot be closed");
+    if (c.state !== READABLE) throw typeError("The stream is not in the readable state and cannot be closed");
     ReadableByteStreamControllerClose(c);
   }
 
@@ -821,7 +816,7 @@ export class ReadableByteStreamController {
     }
     if (bufferLength === 0) throw typeError("chunk's buffer must have non-zero byteLength");
     if (c.closeRequested) throw typeError("The stream is closed or draining");
-    if (c.stream.state !== READABLE) throw typeError("The stream is not in the readable state and cannot be enqueued to");
+    if (c.state !== READABLE) throw typeError("The stream is not in the readable state and cannot be enqueued to");
     ReadableByteStreamControllerEnqueueParts(c, buffer, byteOffset, byteLength);
   }
 

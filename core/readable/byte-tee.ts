@@ -8,6 +8,7 @@ import { newDeferred, uponPromise, type AlgorithmResult, type Deferred } from ".
 import { queueMicrotask } from "../shared/primordials.ts";
 import {
   byobRequestView,
+  HasPendingPullIntos,
   ReadableByteStreamControllerClose,
   ReadableByteStreamControllerEnqueueOwned,
   ReadableByteStreamControllerError,
@@ -69,8 +70,8 @@ class ByteTee {
   canceled2 = false;
   reason1: unknown = undefined;
   reason2: unknown = undefined;
-  branch1!: ReadableStreamInternal;
-  branch2!: ReadableStreamInternal;
+  branch1!: ByteControllerInternal;
+  branch2!: ByteControllerInternal;
   readonly cancelPromise: Deferred<undefined> = newDeferred();
   /** One read is in flight at a time (`reading`), so one default read request serves every read. */
   readonly defaultReadRequest: TeeDefaultReadRequest = new TeeDefaultReadRequest(this);
@@ -81,10 +82,10 @@ class ByteTee {
   }
 
   c1(): ByteControllerInternal {
-    return this.branch1.controller as ByteControllerInternal;
+    return this.branch1;
   }
   c2(): ByteControllerInternal {
-    return this.branch2.controller as ByteControllerInternal;
+    return this.branch2;
   }
 
   forwardReaderError(thisReader: ReaderInternal): void {
@@ -133,8 +134,8 @@ class ByteTee {
     this.reading = false;
     if (!this.canceled1) ReadableByteStreamControllerClose(this.c1());
     if (!this.canceled2) ReadableByteStreamControllerClose(this.c2());
-    if (this.c1().pendingPullIntos.size > 0) ReadableByteStreamControllerRespond(this.c1(), 0);
-    if (this.c2().pendingPullIntos.size > 0) ReadableByteStreamControllerRespond(this.c2(), 0);
+    if (HasPendingPullIntos(this.c1())) ReadableByteStreamControllerRespond(this.c1(), 0);
+    if (HasPendingPullIntos(this.c2())) ReadableByteStreamControllerRespond(this.c2(), 0);
     if (!this.canceled1 || !this.canceled2) this.cancelPromise.resolve(undefined);
   }
 
@@ -146,8 +147,8 @@ class ByteTee {
     }
     const byobBranch = forBranch2 ? this.branch2 : this.branch1;
     const otherBranch = forBranch2 ? this.branch1 : this.branch2;
-    const byobController = byobBranch.controller as ByteControllerInternal;
-    const otherController = otherBranch.controller as ByteControllerInternal;
+    const byobController = byobBranch;
+    const otherController = otherBranch;
     ReadableStreamBYOBReaderRead(this.reader, view, 1, {
       chunkSteps: (chunk: ArrayBufferView) => {
         // Streams §4.9.1 ReadableByteStreamTee, pullWithBYOBReader: chunk steps. The source can error between these
@@ -190,7 +191,7 @@ class ByteTee {
         if (!otherCanceled) ReadableByteStreamControllerClose(otherController);
         if (chunk !== undefined) {
           if (!byobCanceled) ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
-          if (!otherCanceled && otherController.pendingPullIntos.size > 0) {
+          if (!otherCanceled && HasPendingPullIntos(otherController)) {
             ReadableByteStreamControllerRespond(otherController, 0);
           }
         }

@@ -6,24 +6,23 @@ import type { SizeAlgorithm } from "../strategies/extract.ts";
 import { ByteControllerInternal, SetUpReadableByteStreamController } from "./byte-controller.ts";
 import { DefaultControllerInternal, SetUpReadableStreamDefaultController } from "./default-controller.ts";
 import type { SourceAlgorithms } from "./source-algorithms.ts";
-import { ReadableStreamInternal } from "./stream-internal.ts";
 
 export function CreateReadableStream(
   startAlgorithm: (() => unknown) | undefined,
   algorithms: SourceAlgorithms,
   highWaterMark = 1,
   sizeAlgorithm: SizeAlgorithm | undefined = undefined,
-): ReadableStreamInternal {
-  const stream = new ReadableStreamInternal();
-  SetUpReadableStreamDefaultController(stream, new DefaultControllerInternal(), startAlgorithm, algorithms, highWaterMark, sizeAlgorithm);
+): DefaultControllerInternal {
+  const stream = new DefaultControllerInternal();
+  SetUpReadableStreamDefaultController(stream, startAlgorithm, algorithms, highWaterMark, sizeAlgorithm);
   return stream;
 }
 
 export function CreateReadableByteStream(
   startAlgorithm: (() => unknown) | undefined,
   algorithms: SourceAlgorithms,
-): ReadableStreamInternal {
-  const stream = new ReadableStreamInternal();
-  SetUpReadableByteStreamController(stream, new ByteControllerInternal(), startAlgorithm, algorithms, 0, undefined);
+): ByteControllerInternal {
+  const stream = new ByteControllerInternal();
+  SetUpReadableByteStreamController(stream, startAlgorithm, algorithms, 0, undefined);
   return stream;
 }

@@ -22,40 +22,38 @@ import {
   READABLE,
   ReadableStreamAddRequest,
   ReadableStreamClose,
+  PullReactionFunction,
+  PullRejectedFunction,
+  QueuePullReaction,
+  QueueStartReaction,
+  ReadableStreamClearSourceAlgorithms,
   ReadableStreamError,
-  type ReadableControllerInternal,
-  type ReadableStreamInternal,
+  ReadableStreamInternal,
   type ReadRequest,
 } from "./stream-internal.ts";
 
-/** Internal state of a ReadableStreamDefaultController (§4.6.2 internal slots). */
-export class DefaultControllerInternal implements ReadableControllerInternal, PullTurn {
-  readonly isByte = false;
-  stream!: ReadableStreamInternal;
+/** A default controller's size() strategy and the sizes of the queued chunks (FP-COUNT-QUEUE: only with a size()). */
+class SizedQueue {
+  /** [[strategySizeAlgorithm]] (undefined once the algorithms are cleared). */
+  algorithm: SizeAlgorithm | undefined;
+  readonly sizes: RingQueue<number> = new RingQueue();
+  constructor(algorithm: SizeAlgorithm) {
+    this.algorithm = algorithm;
+  }
+}
+
+/**
+ * A ReadableStream with a ReadableStreamDefaultController: the stream's slots (ReadableStreamInternal) and the
+ * controller's (§4.6.2) in one object.
+ */
+export class DefaultControllerInternal extends ReadableStreamInternal implements PullTurn {
   /** [[queue]] values; allocated on first use (FP-LAZY). */
   queue: RingQueue<unknown> | undefined = undefined;
-  /** Chunk sizes, only kept when the strategy has a size() (FP-COUNT-QUEUE). */
-  sizes: RingQueue<number> | undefined = undefined;
-  queueTotalSize = 0;
-  started = false;
-  closeRequested = false;
-  pullAgain = false;
-  pulling = false;
-  strategyHWM = 1;
-  strategySizeAlgorithm: SizeAlgorithm | undefined = undefined;
-  countSizes = true;
-  algorithms: SourceAlgorithms | undefined = undefined;
-  pub: ReadableStreamDefaultController | undefined = undefined;
-  onPullFulfilled: (() => void) | undefined = undefined;
-  onPullRejected: ((e: unknown) => void) | undefined = undefined;
-  /** FP-PULL-TURN: jobs deferred to the next pull reaction, and their runner when pull() returned a promise. */
-  turnJob: (() => void) | undefined = undefined;
-  turnJobs: (() => void)[] | undefined = undefined;
-  turnJobCount = 0;
-  runTurnJobs: (() => void) | undefined = undefined;
-  /** FP-ITER-MERGE: while true, a synchronous pull's reaction is left in owedPullReaction, not queued. */
-  owePullReaction = false;
-  owedPullReaction: (() => void) | undefined = undefined;
+  /** The size() strategy and the chunk sizes; undefined without a size() (FP-COUNT-QUEUE). */
+  sized: SizedQueue | undefined = undefined;
+  declare pub: ReadableStreamDefaultController | undefined;
+  /** FP-ITER-MERGE: NOT_OWING, OWING (readSyncOwingPullReaction() runs), or OWED (a pull reaction is owed). */
+  owe: number = NOT_OWING;
 
   cancelSteps(reason: unknown): AlgorithmResult {
     ResetQueue(this);
@@ -70,7 +68,7 @@ export class DefaultControllerInternal implements ReadableControllerInternal, Pu
     const chunk = DequeueValue(this);
     if (this.closeRequested && queue.size === 0) {
       ReadableStreamDefaultControllerClearAlgorithms(this);
-      ReadableStreamClose(this.stream);
+      ReadableStreamClose(this);
     } else {
       ReadableStreamDefaultControllerCallPullIfNeeded(this);
     }
@@ -78,9 +76,9 @@ export class DefaultControllerInternal implements ReadableControllerInternal, Pu
   }
 
   readSyncOwingPullReaction(): unknown {
-    this.owePullReaction = true;
+    this.owe = OWING;
     const chunk = this.readSync();
-    this.owePullReaction = false;
+    if (this.owe === OWING) this.owe = NOT_OWING; // no synchronous pull() was called
     return chunk;
   }
 
@@ -91,7 +89,7 @@ export class DefaultControllerInternal implements ReadableControllerInternal, Pu
   }
 
   pullStepsEmpty(readRequest: ReadRequest): void {
-    ReadableStreamAddRequest(this.stream, readRequest);
+    ReadableStreamAddRequest(this, readRequest);
     // CallPullIfNeeded; while a pull is pending it can only set [[pullAgain]] (see the end of EnqueueSteps).
     if (!this.pulling) ReadableStreamDefaultControllerCallPullIfNeeded(this);
     else if (!this.pullAgain && ReadableStreamDefaultControllerShouldCallPull(this)) this.pullAgain = true;
@@ -99,14 +97,35 @@ export class DefaultControllerInternal implements ReadableControllerInternal, Pu
 
   releaseSteps(): void {}
 }
+(DefaultControllerInternal.prototype as { isByte: boolean }).isByte = false;
+
+const NOT_OWING = 0;
+const OWING = 1;
+const OWED = 2;
+
+/**
+ * FP-ITER-MERGE: after readSyncOwingPullReaction(), whether the caller must run the pull reaction of `c`
+ * (RunOwedPullReaction) first in the job it queues next; the debt is cleared.
+ */
+export function TakeOwedPullReaction(c: DefaultControllerInternal): boolean {
+  if (c.owe !== OWED) return false;
+  c.owe = NOT_OWING;
+  return true;
+}
+
+/** Runs the pull reaction TakeOwedPullReaction() said is owed. */
+export function RunOwedPullReaction(c: DefaultControllerInternal): void {
+  PullFulfilled(c);
+}
 
 /** DequeueValue(container) for the default controller's queue. */
 export function DequeueValue(c: DefaultControllerInternal): unknown {
   const chunk = c.queue!.shift();
-  if (c.countSizes) {
+  const sized = c.sized;
+  if (sized === undefined) {
     c.queueTotalSize--;
   } else {
-    c.queueTotalSize -= c.sizes!.shift();
+    c.queueTotalSize -= sized.sizes.shift();
     if (c.queueTotalSize < 0) c.queueTotalSize = 0; // rounding errors, as the spec says
   }
   return chunk;
@@ -115,7 +134,7 @@ export function DequeueValue(c: DefaultControllerInternal): unknown {
 /** ResetQueue(container). */
 function ResetQueue(c: DefaultControllerInternal): void {
   c.queue?.clear();
-  c.sizes?.clear();
+  c.sized?.sizes.clear();
   c.queueTotalSize = 0;
 }
 
@@ -132,24 +151,21 @@ export function ReadableStreamDefaultControllerCallPullIfNeeded(c: DefaultContro
   EndPullTurn(outer);
   if (result === undefined) {
     // FP-SYNC-ALGO: a synchronous pull() is reacted to with one microtask, like a resolved promise.
-    const reaction = c.onPullFulfilled ??= makePullFulfilled(c);
-    if (c.owePullReaction) {
+    if (c.owe === OWING) {
       // FP-ITER-MERGE: nothing can be queued between this job and the one the caller queues next.
-      c.owePullReaction = false;
-      c.owedPullReaction = reaction;
+      c.owe = OWED;
     } else {
-      queueMicrotask(reaction);
+      QueuePullFulfilled(c);
     }
     return;
   }
   // The reaction waits for a promise: jobs deferred during pull() run in a microtask of their own.
-  if (HasPullTurnJobs(c)) queueMicrotask(c.runTurnJobs ??= makeRunTurnJobs(c));
+  if (HasPullTurnJobs(c)) {
+    const ext = c.ext!;
+    queueMicrotask(ext.runTurnJobs ??= makeRunTurnJobs(c));
+  }
   if (result !== PULL_PENDING) {
-    PromisePrototypeThen(
-      result,
-      c.onPullFulfilled ??= makePullFulfilled(c),
-      c.onPullRejected ??= makePullRejected(c),
-    );
+    PromisePrototypeThen(result, PullFulfilledReaction(c), PullRejectedReaction(c));
   }
 }
 
@@ -158,51 +174,59 @@ export function ReadableStreamDefaultControllerCallPullIfNeeded(c: DefaultContro
  * as it would be when the promise it stands for is resolved.
  */
 export function ReadableStreamDefaultControllerPullSettled(c: DefaultControllerInternal): void {
-  queueMicrotask(c.onPullFulfilled ??= makePullFulfilled(c));
-}
-
-// Reactions are made once per controller by these factories: a closure created inside
-// CallPullIfNeeded would cost a context allocation on every call.
-function makePullRejected(c: DefaultControllerInternal): (e: unknown) => void {
-  return (e: unknown) => ReadableStreamDefaultControllerError(c, e);
+  QueuePullFulfilled(c);
 }
 
 function makeRunTurnJobs(c: DefaultControllerInternal): () => void {
   return () => RunPullTurnJobs(c);
 }
 
-function makePullFulfilled(c: DefaultControllerInternal): () => void {
-  return () => {
-    if (!c.started) {
-      // The reaction to start(): pull() cannot have run yet.
-      c.started = true;
-      ReadableStreamDefaultControllerCallPullIfNeeded(c);
-      return;
-    }
-    RunPullTurnJobs(c); // FP-PULL-TURN
-    c.pulling = false;
-    if (c.pullAgain) {
-      c.pullAgain = false;
-      ReadableStreamDefaultControllerCallPullIfNeeded(c);
-    }
-  };
+/** Queues the reaction to a synchronous pull() or start(). */
+function QueuePullFulfilled(c: DefaultControllerInternal): void {
+  QueuePullReaction(c, PullFulfilled);
+}
+
+/** The controller's pull reaction as a function (made once). */
+function PullFulfilledReaction(c: DefaultControllerInternal): () => void {
+  return PullReactionFunction(c, PullFulfilled);
+}
+
+/** The controller's reaction to a pull() or start() promise that rejects (made once, in its extras). */
+function PullRejectedReaction(c: DefaultControllerInternal): (e: unknown) => void {
+  return PullRejectedFunction(c, ReadableStreamDefaultControllerError);
+}
+
+/** The reaction to the start algorithm's or a pull algorithm's fulfillment. */
+function PullFulfilled(c: DefaultControllerInternal): void {
+  if (!c.started) {
+    // The reaction to start(): pull() cannot have run yet.
+    c.started = true;
+    ReadableStreamDefaultControllerCallPullIfNeeded(c);
+    return;
+  }
+  RunPullTurnJobs(c); // FP-PULL-TURN
+  c.pulling = false;
+  if (c.pullAgain) {
+    c.pullAgain = false;
+    ReadableStreamDefaultControllerCallPullIfNeeded(c);
+  }
 }
 
 /** ReadableStreamDefaultControllerShouldCallPull(controller). */
 function ReadableStreamDefaultControllerShouldCallPull(c: DefaultControllerInternal): boolean {
   // CanCloseOrEnqueue, IsReadableStreamLocked and GetNumReadRequests written out: this runs more than once per
   // chunk, and its size decides whether it is inlined.
-  const stream = c.stream;
-  if (!c.started || c.closeRequested || stream.state !== READABLE) return false;
-  const reader = stream.reader;
+  if (!c.started || c.closeRequested || c.state !== READABLE) return false;
+  const reader = c.reader;
   if (reader !== undefined && reader.size > 0) return true;
   return c.strategyHWM - c.queueTotalSize > 0;
 }
 
 /** ReadableStreamDefaultControllerClearAlgorithms(controller). */
 export function ReadableStreamDefaultControllerClearAlgorithms(c: DefaultControllerInternal): void {
-  c.algorithms = undefined;
-  c.strategySizeAlgorithm = undefined;
+  ReadableStreamClearSourceAlgorithms(c);
+  const sized = c.sized;
+  if (sized !== undefined) sized.algorithm = undefined;
 }
 
 /** ReadableStreamDefaultControllerClose(controller). */
@@ -211,7 +235,7 @@ export function ReadableStreamDefaultControllerClose(c: DefaultControllerInterna
   c.closeRequested = true;
   if (c.queue === undefined || c.queue.size === 0) {
     ReadableStreamDefaultControllerClearAlgorithms(c);
-    ReadableStreamClose(c.stream);
+    ReadableStreamClose(c);
   }
 }
 
@@ -226,28 +250,27 @@ export function ReadableStreamDefaultControllerEnqueue(c: DefaultControllerInter
  * ReadableStreamDefaultControllerCanCloseOrEnqueue themselves (controller.enqueue(), TransformStream's enqueue).
  */
 export function ReadableStreamDefaultControllerEnqueueSteps(c: DefaultControllerInternal, chunk: unknown): void {
-  const stream = c.stream;
-  const reader = stream.reader; // IsReadableStreamLocked and GetNumReadRequests written out (per chunk)
+  const reader = c.reader; // IsReadableStreamLocked and GetNumReadRequests written out (per chunk)
   if (reader !== undefined && reader.size > 0) {
     reader.shift().chunkSteps(chunk); // ReadableStreamFulfillReadRequest(stream, chunk, false)
   } else {
     const queue = c.queue ??= new RingQueue();
-    const size = c.strategySizeAlgorithm;
-    if (size === undefined) {
+    const sized = c.sized;
+    if (sized === undefined) {
       // FP-COUNT-QUEUE: the default size algorithm returns 1 for every chunk.
       queue.push(chunk);
       c.queueTotalSize++;
     } else {
       let chunkSize: number;
       try {
-        chunkSize = size(chunk);
+        chunkSize = sized.algorithm!(chunk);
         validateChunkSize(chunkSize);
       } catch (e) {
         ReadableStreamDefaultControllerError(c, e);
         throw e;
       }
       queue.push(chunk);
-      (c.sizes ??= new RingQueue()).push(chunkSize);
+      sized.sizes.push(chunkSize);
       c.queueTotalSize += chunkSize;
     }
   }
@@ -260,16 +283,15 @@ export function ReadableStreamDefaultControllerEnqueueSteps(c: DefaultController
 
 /** ReadableStreamDefaultControllerError(controller, e). */
 export function ReadableStreamDefaultControllerError(c: DefaultControllerInternal, e: unknown): void {
-  const stream = c.stream;
-  if (stream.state !== READABLE) return;
+  if (c.state !== READABLE) return;
   ResetQueue(c);
   ReadableStreamDefaultControllerClearAlgorithms(c);
-  ReadableStreamError(stream, e);
+  ReadableStreamError(c, e);
 }
 
 /** ReadableStreamDefaultControllerGetDesiredSize(controller). */
 export function ReadableStreamDefaultControllerGetDesiredSize(c: DefaultControllerInternal): number | null {
-  const state = c.stream.state;
+  const state = c.state;
   if (state === ERRORED) return null;
   if (state === CLOSED) return 0;
   return c.strategyHWM - c.queueTotalSize;
@@ -282,41 +304,36 @@ export function ReadableStreamDefaultControllerHasBackpressure(c: DefaultControl
 
 /** ReadableStreamDefaultControllerCanCloseOrEnqueue(controller). */
 export function ReadableStreamDefaultControllerCanCloseOrEnqueue(c: DefaultControllerInternal): boolean {
-  return !c.closeRequested && c.stream.state === READABLE;
+  return !c.closeRequested && c.state === READABLE;
 }
 
 /**
  * SetUpReadableStreamDefaultController(stream, controller, startAlgorithm, pullAlgorithm, cancelAlgorithm,
- * highWaterMark, sizeAlgorithm). `start` is the already-invoked start result thunk.
+ * highWaterMark, sizeAlgorithm), on a stream that is its own controller.
  */
 export function SetUpReadableStreamDefaultController(
-  stream: ReadableStreamInternal,
   c: DefaultControllerInternal,
   startAlgorithm: (() => unknown) | undefined,
   algorithms: SourceAlgorithms,
   highWaterMark: number,
   sizeAlgorithm: SizeAlgorithm | undefined,
 ): void {
-  c.stream = stream;
-  c.strategySizeAlgorithm = sizeAlgorithm;
-  c.countSizes = sizeAlgorithm === undefined;
+  if (sizeAlgorithm !== undefined) c.sized = new SizedQueue(sizeAlgorithm);
   c.strategyHWM = highWaterMark;
   c.algorithms = algorithms;
-  stream.controller = c;
   if (startAlgorithm === EXTERNAL_START) return; // the caller reacts to the start (TransformStream)
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
-  // The start reaction is the controller's pull reaction (it sees `started` false): one closure per stream.
-  const onStart = c.onPullFulfilled = makePullFulfilled(c);
+  // The start reaction is the controller's pull reaction (it sees `started` false).
   if (startResult === undefined) {
-    queueMicrotask(onStart); // FP-SYNC-ALGO
+    QueueStartReaction(c, PullFulfilled); // FP-SYNC-ALGO
   } else {
-    PromisePrototypeThen(promiseResolvedWith(startResult), onStart, c.onPullRejected = makePullRejected(c));
+    PromisePrototypeThen(promiseResolvedWith(startResult), PullFulfilledReaction(c), PullRejectedReaction(c));
   }
 }
 
 /** The reaction to a start algorithm's promise, for callers that passed EXTERNAL_START. */
 export function ReadableStreamDefaultControllerUponStart(c: DefaultControllerInternal, startPromise: Promise<unknown>): void {
-  PromisePrototypeThen(startPromise, c.onPullFulfilled ??= makePullFulfilled(c), c.onPullRejected ??= makePullRejected(c));
+  PromisePrototypeThen(startPromise, PullFulfilledReaction(c), PullRejectedReaction(c));
 }
 
 /** The steps upon fulfillment of the start promise, for callers that passed EXTERNAL_START. */
@@ -325,32 +342,37 @@ export function ReadableStreamDefaultControllerStarted(c: DefaultControllerInter
   ReadableStreamDefaultControllerCallPullIfNeeded(c);
 }
 
-/** SetUpReadableStreamDefaultControllerFromUnderlyingSource(...). */
+/**
+ * SetUpReadableStreamDefaultControllerFromUnderlyingSource(...), with the stream made here: the stream holds the
+ * source's converted members and is its own pull and cancel algorithms.
+ */
 export function SetUpReadableStreamDefaultControllerFromUnderlyingSource(
-  stream: ReadableStreamInternal,
   underlyingSource: unknown,
   dict: UnderlyingSourceRecord,
   highWaterMark: number,
   sizeAlgorithm: SizeAlgorithm | undefined,
-): void {
+): DefaultControllerInternal {
   const c = new DefaultControllerInternal();
   const start = dict.startFn;
-  if (start === undefined && dict.pullFn === undefined && dict.cancelFn === undefined) {
+  const pullFn = dict.pullFn;
+  const cancelFn = dict.cancelFn;
+  if (start === undefined && pullFn === undefined && cancelFn === undefined) {
     // No user callback can ever see the controller: skip the public object (FP-LAZY).
-    SetUpReadableStreamDefaultController(stream, c, undefined, NO_SOURCE_ALGORITHMS, highWaterMark, sizeAlgorithm);
-    return;
+    SetUpReadableStreamDefaultController(c, undefined, NO_SOURCE_ALGORITHMS, highWaterMark, sizeAlgorithm);
+    return c;
   }
-  const pub = createDefaultController(c);
-  c.pub = pub;
-  dict.controller = pub;
+  const pub = c.pub = createDefaultController(c);
+  c.source = underlyingSource;
+  c.pullFn = pullFn;
+  c.cancelFn = cancelFn;
   SetUpReadableStreamDefaultController(
-    stream,
     c,
     start === undefined ? undefined : makeStartAlgorithm(start, underlyingSource, pub),
-    dict,
+    c,
     highWaterMark,
     sizeAlgorithm,
   );
+  return c;
 }
 
 let createDefaultController: (c: DefaultControllerInternal) => ReadableStreamDefaultController;

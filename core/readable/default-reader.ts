@@ -59,8 +59,7 @@ export class ReadableStreamDefaultReader<R = any> {
     if (stream.state === READABLE) {
       // FP-READ: a chunk already queued resolves the read at once, without a read-request object.
       stream.disturbed = true;
-      const controller = stream.controller;
-      const chunk = controller.readSync();
+      const chunk = stream.readSync();
       if (chunk !== NO_CHUNK) return PromiseResolve({ value: chunk as R, done: false });
       // ReadableStreamDefaultReaderRead on a readable stream whose queue is empty. FP-OWN-REQUEST: the reader's
       // own request when no read waits on it (request objects are internal; the promise is new).
@@ -68,7 +67,7 @@ export class ReadableStreamDefaultReader<R = any> {
       if (request === undefined) request = r.ownRequest = new PromiseReadRequest();
       else if (request.armed) request = new PromiseReadRequest();
       const promise = request.arm();
-      controller.pullStepsEmpty(request);
+      stream.pullStepsEmpty(request);
       return promise as Promise<ReadResult<R>>;
     } else if (stream.state === CLOSED) {
       stream.disturbed = true;

@@ -123,7 +123,7 @@ function asyncFromSyncReturn(iterator: object, value: unknown): Promise<unknown>
 
 class FromIterableSource implements SourceAlgorithms {
   readonly #record: IteratorRecord;
-  stream!: ReadableStreamInternal;
+  stream!: DefaultControllerInternal;
 
   constructor(record: IteratorRecord) {
     this.#record = record;
@@ -147,7 +147,7 @@ class FromIterableSource implements SourceAlgorithms {
     const nextPromise = promiseResolvedWith(nextResult);
     return PromisePrototypeThen(nextPromise, (iterResult: unknown) => {
       if (!isObject(iterResult)) throw typeError("The promise returned by the iterator's next() must fulfill with an object");
-      const c = this.stream.controller as DefaultControllerInternal;
+      const c = this.stream;
       if ((iterResult as IteratorResult<unknown>).done) ReadableStreamDefaultControllerClose(c);
       else ReadableStreamDefaultControllerEnqueue(c, (iterResult as IteratorResult<unknown>).value);
     });

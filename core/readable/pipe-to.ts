@@ -279,7 +279,7 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner {
       return;
     }
     const source = this.source;
-    const c = source.controller as { isByte: boolean; queue?: { size: number } };
+    const c = source as { isByte: boolean; queue?: { size: number } };
     if (source.state !== READABLE || c.isByte || (c.queue !== undefined && c.queue.size !== 0)) {
       if (this.waiting === 0) this.pump();
       return;

@@ -7,15 +7,15 @@
  * @module
  */
 import { queueMicrotask } from "../shared/primordials.ts";
+import { ReadableStreamExtras } from "./stream-internal.ts";
 
-/** The part of a controller that collects the jobs of one pull turn. */
+/**
+ * The part of a controller that collects the jobs of one pull turn: in its extras (made on first use),
+ * `turnJob` is the first job deferred to its next pull reaction (usually the only one), `turnJobs` the jobs
+ * after the first, in order (the array is reused, never shrunk), `turnJobCount` how many are deferred.
+ */
 export interface PullTurn {
-  /** The first job deferred to this controller's next pull reaction (usually the only one). */
-  turnJob: (() => void) | undefined;
-  /** The jobs after the first, in order; allocated on first use. */
-  turnJobs: (() => void)[] | undefined;
-  /** How many jobs are deferred (`turnJob` and then `turnJobs`; the array is reused, never shrunk). */
-  turnJobCount: number;
+  ext: ReadableStreamExtras | undefined;
 }
 
 /** The controller whose pull() is running synchronously right now, if any (tracked while a pipe is live). */
@@ -29,7 +29,7 @@ let active: PullTurn | undefined = undefined;
 let deferringPipes = 0;
 
 /** What {@link BeginPullTurn} returns when no pipe is live and the turn is not tracked. */
-const UNTRACKED: PullTurn = { turnJob: undefined, turnJobs: undefined, turnJobCount: 0 };
+const UNTRACKED: PullTurn = { ext: undefined };
 
 /** A pipe that may call {@link DeferToPullReaction} has started. */
 export function AddPullTurnUser(): void {
@@ -57,10 +57,13 @@ export function EndPullTurn(outer: PullTurn | undefined): void {
 
 /** Runs `job` in the reaction of the pull() running now, or in a microtask when no pull() is running. */
 export function DeferToPullReaction(job: () => void): void {
-  const turn = active;
-  if (turn === undefined) {
+  const controller = active;
+  if (controller === undefined) {
     queueMicrotask(job);
-  } else if (turn.turnJobCount++ === 0) {
+    return;
+  }
+  const turn = controller.ext ??= new ReadableStreamExtras();
+  if (turn.turnJobCount++ === 0) {
     turn.turnJob = job;
   } else {
     (turn.turnJobs ??= [])[turn.turnJobCount - 2] = job;
@@ -68,13 +71,15 @@ export function DeferToPullReaction(job: () => void): void {
 }
 
 /** True when jobs wait for this controller's pull reaction. */
-export function HasPullTurnJobs(turn: PullTurn): boolean {
-  return turn.turnJobCount !== 0;
+export function HasPullTurnJobs(controller: PullTurn): boolean {
+  const turn = controller.ext;
+  return turn !== undefined && turn.turnJobCount !== 0;
 }
 
-/** Runs (at the start of the pull reaction, or in a microtask of their own) the jobs deferred to `turn`. */
-export function RunPullTurnJobs(turn: PullTurn): void {
-  if (turn.turnJobCount === 0) return;
+/** Runs (at the start of the pull reaction, or in a microtask of their own) the jobs deferred to `controller`. */
+export function RunPullTurnJobs(controller: PullTurn): void {
+  const turn = controller.ext;
+  if (turn === undefined || turn.turnJobCount === 0) return;
   const first = turn.turnJob!;
   turn.turnJob = undefined;
   first();
@@ -82,7 +87,7 @@ export function RunPullTurnJobs(turn: PullTurn): void {
   turn.turnJobCount = 0;
 }
 
-function RunMoreTurnJobs(turn: PullTurn): void {
+function RunMoreTurnJobs(turn: ReadableStreamExtras): void {
   const jobs = turn.turnJobs!;
   // Index loop: a job may defer more jobs (they then run in this same pass, still in order).
   for (let i = 0; i < turn.turnJobCount - 1; i++) {

@@ -41,8 +41,8 @@ import { ReadableStreamFromIterable } from "./from.ts";
 import { ReadableStreamPipeThroughTo, ReadableStreamPipeTo } from "./pipe-to.ts";
 import { isNativeReadableStream, isNativeWritableStream, isNativeWritableStreamLocked, ReadableStreamPipeToNative } from "./pipe-to-foreign.ts";
 import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
-import { EMPTY_SOURCE, UnderlyingSourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
-import { IsReadableStreamLocked, ReadableStreamCancel, ReadableStreamInternal } from "./stream-internal.ts";
+import { EMPTY_SOURCE, type UnderlyingSourceRecord } from "./source-algorithms.ts";
+import { IsReadableStreamLocked, ReadableStreamCancel, type ReadableStreamInternal } from "./stream-internal.ts";
 import { ReadableStreamDefaultTee } from "./tee.ts";
 
 function convertUnderlyingSource(source: unknown): UnderlyingSourceRecord {
@@ -63,7 +63,7 @@ function convertUnderlyingSource(source: unknown): UnderlyingSourceRecord {
     if (str !== "bytes") throw typeError(`'${str}' is not a valid ReadableStreamType; the only valid type is 'bytes'`);
     type = "bytes";
   }
-  return new UnderlyingSourceAlgorithms(source, autoAllocateChunkSize, cancelFn, pullFn, startFn, type);
+  return { autoAllocateChunkSize, cancelFn, pullFn, startFn, type };
 }
 
 function convertPipeOptions(options: unknown): { preventAbort: boolean; preventCancel: boolean; preventClose: boolean; signal: AbortSignal | undefined } {
@@ -110,15 +110,14 @@ export class ReadableStream<R = any> {
     }
     const strategyRecord = convertQueuingStrategy(strategy, "strategy");
     const dict = convertUnderlyingSource(underlyingSource);
-    const stream = this.#s = new ReadableStreamInternal();
     if (dict.type === "bytes") {
       if (strategyRecord.size !== undefined) throw rangeError("The strategy for a byte stream cannot have a size function");
       const hwm = ExtractHighWaterMark(strategyRecord, 0);
-      SetUpReadableByteStreamControllerFromUnderlyingSource(stream, underlyingSource, dict, hwm);
+      this.#s = SetUpReadableByteStreamControllerFromUnderlyingSource(underlyingSource, dict, hwm);
     } else {
       const sizeAlgorithm = ExtractSizeAlgorithm(strategyRecord);
       const hwm = ExtractHighWaterMark(strategyRecord, 1);
-      SetUpReadableStreamDefaultControllerFromUnderlyingSource(stream, underlyingSource, dict, hwm, sizeAlgorithm);
+      this.#s = SetUpReadableStreamDefaultControllerFromUnderlyingSource(underlyingSource, dict, hwm, sizeAlgorithm);
     }
   }
 
@@ -225,7 +224,7 @@ export class ReadableStream<R = any> {
     const s = getStream(this);
     if (s === undefined) throw illegal();
     // Indexed reads, not `const [a, b] = ...`: destructuring goes through the (patchable) array iterator.
-    const branches = s.controller.isByte ? ReadableByteStreamTee(s) : ReadableStreamDefaultTee(s);
+    const branches = s.isByte ? ReadableByteStreamTee(s) : ReadableStreamDefaultTee(s);
     return [wrap<R>(branches[0]), wrap<R>(branches[1])];
   }
 

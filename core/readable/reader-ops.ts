@@ -55,7 +55,7 @@ export function ReadableStreamReaderGenericRelease(
   } else {
     closed.resetRejected(error, true);
   }
-  stream.controller.releaseSteps();
+  stream.releaseSteps();
   stream.reader = undefined;
   reader.stream = undefined;
 }
@@ -74,7 +74,7 @@ export function AcquireReadableStreamDefaultReader(stream: ReadableStreamInterna
 /** SetUpReadableStreamBYOBReader / AcquireReadableStreamBYOBReader. */
 export function AcquireReadableStreamBYOBReader(stream: ReadableStreamInternal): ReaderInternal {
   if (IsReadableStreamLocked(stream)) throw typeError("This stream is already locked to a reader");
-  if (!stream.controller.isByte) {
+  if (!stream.isByte) {
     throw typeError("A BYOB reader can only be acquired for a readable byte stream (type: 'bytes')");
   }
   const reader = new ReaderInternal(true, undefined);
@@ -88,7 +88,7 @@ export function ReadableStreamDefaultReaderRead(reader: ReaderInternal, readRequ
   stream.disturbed = true;
   if (stream.state === CLOSED) readRequest.closeSteps();
   else if (stream.state === ERRORED) readRequest.errorSteps(stream.storedError);
-  else stream.controller.pullSteps(readRequest);
+  else stream.pullSteps(readRequest);
 }
 
 /** ReadableStreamBYOBReaderRead(reader, view, min, readIntoRequest). */
@@ -101,7 +101,7 @@ export function ReadableStreamBYOBReaderRead(
   const stream = reader.stream!;
   stream.disturbed = true;
   if (stream.state === ERRORED) readIntoRequest.errorSteps(stream.storedError);
-  else (stream.controller as unknown as PullIntoCapable).pullInto(view, min, readIntoRequest);
+  else (stream as unknown as PullIntoCapable).pullInto(view, min, readIntoRequest);
 }
 
 /**

@@ -4,10 +4,21 @@
  * Readers and controllers are plain internal objects here; the public classes wrap them.
  * @module
  */
-import { LazyPromise, PENDING, PromiseReject, PromiseResolve, type AlgorithmResult } from "../shared/promise.ts";
-import { PromisePrototypeThen } from "../shared/primordials.ts";
+import {
+  invokePromiseCallback,
+  invokePromiseCallback1,
+  LazyPromise,
+  PENDING,
+  PromiseReject,
+  PromiseResolve,
+  REUSE_ARGUMENT_LISTS,
+  type AlgorithmResult,
+} from "../shared/promise.ts";
+import { PromisePrototypeThen, queueMicrotask } from "../shared/primordials.ts";
+import { queueJob } from "../shared/jobs.ts";
 import { RequestQueue } from "../shared/queue.ts";
 import type { PromiseReadRequest } from "./read-requests.ts";
+import type { SourceAlgorithms } from "./source-algorithms.ts";
 
 export const READABLE = 0;
 export const CLOSED = 1;
@@ -25,34 +36,6 @@ export interface ReadIntoRequest {
   chunkSteps(chunk: ArrayBufferView): void;
   closeSteps(chunk: ArrayBufferView | undefined): void;
   errorSteps(e: unknown): void;
-}
-
-/** What the stream needs from its controller: [[CancelSteps]], [[PullSteps]], [[ReleaseSteps]]. */
-export interface ReadableControllerInternal {
-  readonly isByte: boolean;
-  stream: ReadableStreamInternal;
-  cancelSteps(reason: unknown): AlgorithmResult;
-  pullSteps(readRequest: ReadRequest): void;
-  releaseSteps(): void;
-  /**
-   * [[PullSteps]] for the case where a chunk is already queued: dequeues it (running the same close /
-   * pull-if-needed steps) and returns it, or returns NO_CHUNK without doing anything. Lets a read with
-   * data buffered skip the read-request object (fast path FP-READ).
-   */
-  readSync(): unknown;
-  /**
-   * [[PullSteps]] for a stream that is readable, right after readSync() returned NO_CHUNK (which changed
-   * nothing): the steps that remain when no chunk is queued.
-   */
-  pullStepsEmpty(readRequest: ReadRequest): void;
-  /**
-   * FP-ITER-MERGE: readSync(), except that when its last step is a synchronous pull() call, the reaction job
-   * to that pull is not queued but returned in `owedPullReaction`, for the caller to run first in the job it
-   * queues right away (the two jobs would have been adjacent in the microtask queue).
-   */
-  readSyncOwingPullReaction(): unknown;
-  /** Set by readSyncOwingPullReaction(): the pull reaction the caller must run, or undefined. */
-  owedPullReaction: (() => void) | undefined;
 }
 
 /** Sentinel returned by readSync() when no chunk is queued. */
@@ -91,17 +74,157 @@ export class ReaderInternal extends RequestQueue<ReadRequest & ReadIntoRequest> 
   }
 }
 
-/** Internal state of a ReadableStream (§4.2.2 internal slots). */
-export class ReadableStreamInternal {
+/**
+ * Slots of a readable stream that most streams never use, made on first use (FP-LAZY): one object per stream
+ * that needs any of them instead of a field each in every stream.
+ */
+export class ReadableStreamExtras {
+  /** Called once when the stream closes or errors (core/stream-state.ts, for runtime adapters). */
+  onSettled: (() => void) | undefined = undefined;
+  /** The controller's reaction to a pull() or start() that returned a promise, and its runner of turn jobs. */
+  onPullRejected: ((e: unknown) => void) | undefined = undefined;
+  runTurnJobs: (() => void) | undefined = undefined;
+  /** FP-PULL-TURN: the first job deferred to the next pull reaction, the ones after it, and their count. */
+  turnJob: (() => void) | undefined = undefined;
+  turnJobs: (() => void)[] | undefined = undefined;
+  turnJobCount = 0;
+  /** The argument list of pull(controller), reused where the engine allocates a literal one (REUSE_ARGUMENT_LISTS). */
+  pullArgs: unknown[] | undefined = undefined;
+}
+
+/**
+ * Internal state of a ReadableStream (§4.2.2 internal slots) and of its controller, in one object: the
+ * default controller (readable/default-controller.ts) and the byte controller (readable/byte-controller.ts)
+ * extend this class, so `stream.[[controller]]` is the stream object itself. For a stream made by
+ * `new ReadableStream(source)` the object also holds the converted UnderlyingSource members and is its own
+ * pull and cancel algorithms. One object per stream instead of a stream, a controller and a source record.
+ */
+export abstract class ReadableStreamInternal implements SourceAlgorithms {
   state: number = READABLE;
   storedError: unknown = undefined;
   disturbed = false;
   reader: ReaderInternal | undefined = undefined;
-  controller!: ReadableControllerInternal;
   /** The TransformStream this is the readable side of (FP-FUSE read-ahead, pipe-chain introspection). */
   transform: object | undefined = undefined;
-  /** Called once when the stream closes or errors (core/stream-state.ts, for runtime adapters). */
-  onSettled: (() => void) | undefined = undefined;
+  ext: ReadableStreamExtras | undefined = undefined;
+  // The slots both controllers have (§4.6.2, §4.7.2).
+  queueTotalSize = 0;
+  started = false;
+  closeRequested = false;
+  pullAgain = false;
+  pulling = false;
+  strategyHWM = 0;
+  algorithms: SourceAlgorithms | undefined = undefined;
+  /** The public controller (made only when a user callback can see it). */
+  pub: object | undefined = undefined;
+  /** The controller's reaction to a synchronous pull(): see QueuePullFulfilled in each controller. */
+  onPullFulfilled: (() => void) | undefined = undefined;
+  /** The converted UnderlyingSource members, for a stream whose algorithms are its own. */
+  source: unknown = undefined;
+  pullFn: Function | undefined = undefined;
+  cancelFn: Function | undefined = undefined;
+
+  /** Whether the controller is a ReadableByteStreamController (a prototype property of each controller class). */
+  declare readonly isByte: boolean;
+
+  /** [[CancelSteps]](reason). */
+  abstract cancelSteps(reason: unknown): AlgorithmResult;
+  /** [[PullSteps]](readRequest). */
+  abstract pullSteps(readRequest: ReadRequest): void;
+  /** [[ReleaseSteps]](). */
+  abstract releaseSteps(): void;
+  /**
+   * [[PullSteps]] for the case where a chunk is already queued: dequeues it (running the same close /
+   * pull-if-needed steps) and returns it, or returns NO_CHUNK without doing anything. Lets a read with
+   * data buffered skip the read-request object (fast path FP-READ).
+   */
+  abstract readSync(): unknown;
+  /**
+   * [[PullSteps]] for a stream that is readable, right after readSync() returned NO_CHUNK (which changed
+   * nothing): the steps that remain when no chunk is queued.
+   */
+  abstract pullStepsEmpty(readRequest: ReadRequest): void;
+  /**
+   * FP-ITER-MERGE: readSync(), except that when its last step is a synchronous pull() call, the reaction job
+   * to that pull is not queued: TakeOwedPullReaction() then returns it, for the caller to run first in the job
+   * it queues right away (the two jobs would have been adjacent in the microtask queue).
+   */
+  abstract readSyncOwingPullReaction(): unknown;
+
+  /** The pull algorithm of a user source: calls `pull(controller)`. */
+  pull(): AlgorithmResult {
+    const pull = this.pullFn;
+    if (pull === undefined) return undefined;
+    // The first pull (onPullFulfilled is set when it is reacted to) writes its list: a stream pulled once keeps none.
+    if (!REUSE_ARGUMENT_LISTS || this.onPullFulfilled === undefined) return invokePromiseCallback1(pull, this.source, this.pub);
+    const ext = this.ext ??= new ReadableStreamExtras();
+    return invokePromiseCallback(pull, this.source, ext.pullArgs ??= [this.pub]);
+  }
+
+  /** The cancel algorithm of a user source: calls `cancel(reason)`. */
+  cancel(reason: unknown): AlgorithmResult {
+    const cancel = this.cancelFn;
+    if (cancel === undefined) return undefined;
+    return invokePromiseCallback(cancel, this.source, [reason]);
+  }
+}
+
+/** The algorithms of a controller, cleared ([[pullAlgorithm]], [[cancelAlgorithm]], and the source's members). */
+export function ReadableStreamClearSourceAlgorithms(stream: ReadableStreamInternal): void {
+  stream.algorithms = undefined;
+  stream.source = stream.pullFn = stream.cancelFn = undefined;
+  const ext = stream.ext;
+  if (ext !== undefined) ext.pullArgs = undefined;
+}
+
+/** Marks a controller whose first pull reaction went through the shared job queue (QueuePullReaction). */
+function PULLED_ONCE(): void {}
+
+/** Queues `reaction(c)`, a controller's reaction to its synchronous start() (FP-SYNC-ALGO), as a shared job. */
+export function QueueStartReaction<C extends ReadableStreamInternal>(c: C, reaction: (c: C) => void): void {
+  queueJob(reaction, c);
+}
+
+/**
+ * Queues `reaction(c)`, a controller's reaction to its synchronous pull() (FP-SYNC-ALGO). The reaction to its
+ * first pull is a job of the shared queue (core/shared/jobs.ts), as its start reaction is; from its second pull
+ * on, a closure of its own, made then and kept: a stream pulled once, up to its high-water mark, and then left
+ * idle keeps no closure, and a stream being read pays for one closure once.
+ */
+export function QueuePullReaction<C extends ReadableStreamInternal>(c: C, reaction: (c: C) => void): void {
+  const own = c.onPullFulfilled;
+  if (own !== undefined && own !== PULLED_ONCE) {
+    queueMicrotask(own);
+  } else if (own === undefined) {
+    c.onPullFulfilled = PULLED_ONCE;
+    queueJob(reaction, c);
+  } else {
+    queueMicrotask(c.onPullFulfilled = makeReaction(c, reaction));
+  }
+}
+
+/** `reaction(c)` as a function of its own, to react to a promise with (made once per controller). */
+export function PullReactionFunction<C extends ReadableStreamInternal>(c: C, reaction: (c: C) => void): () => void {
+  const own = c.onPullFulfilled;
+  return own !== undefined && own !== PULLED_ONCE ? own : (c.onPullFulfilled = makeReaction(c, reaction));
+}
+
+/** `onRejected(c, e)` as a function, kept in the controller's extras (a pull() or start() that returned a promise). */
+export function PullRejectedFunction<C extends ReadableStreamInternal>(
+  c: C,
+  onRejected: (c: C, e: unknown) => void,
+): (e: unknown) => void {
+  const ext = c.ext ??= new ReadableStreamExtras();
+  return ext.onPullRejected ??= makeRejectedReaction(c, onRejected);
+}
+
+// Closures are made by these functions: one made inside the caller would cost it a context on every call.
+function makeReaction<C>(c: C, reaction: (c: C) => void): () => void {
+  return () => reaction(c);
+}
+
+function makeRejectedReaction<C>(c: C, onRejected: (c: C, e: unknown) => void): (e: unknown) => void {
+  return (e: unknown) => onRejected(c, e);
 }
 
 /** IsReadableStreamLocked(stream). */
@@ -112,7 +235,7 @@ export function IsReadableStreamLocked(stream: ReadableStreamInternal): boolean 
 /** ReadableStreamClose(stream). */
 export function ReadableStreamClose(stream: ReadableStreamInternal): void {
   stream.state = CLOSED;
-  if (stream.onSettled !== undefined) ReadableStreamNotifySettled(stream);
+  if (stream.ext?.onSettled !== undefined) ReadableStreamNotifySettled(stream);
   const reader = stream.reader;
   if (reader === undefined) return;
   const closed = reader.closed;
@@ -129,7 +252,7 @@ export function ReadableStreamClose(stream: ReadableStreamInternal): void {
 export function ReadableStreamError(stream: ReadableStreamInternal, e: unknown): void {
   stream.state = ERRORED;
   stream.storedError = e;
-  if (stream.onSettled !== undefined) ReadableStreamNotifySettled(stream);
+  if (stream.ext?.onSettled !== undefined) ReadableStreamNotifySettled(stream);
   const reader = stream.reader;
   if (reader === undefined) return;
   const closed = reader.closed;
@@ -140,8 +263,9 @@ export function ReadableStreamError(stream: ReadableStreamInternal, e: unknown):
 
 /** Runs (once) what core/stream-state.ts registered for the stream's end. Not a spec operation. */
 function ReadableStreamNotifySettled(stream: ReadableStreamInternal): void {
-  const cb = stream.onSettled!;
-  stream.onSettled = undefined;
+  const ext = stream.ext!;
+  const cb = ext.onSettled!;
+  ext.onSettled = undefined;
   cb();
 }
 
@@ -169,7 +293,7 @@ export function ReadableStreamCancel(stream: ReadableStreamInternal, reason: unk
       while (requests.size > 0) requests.shift().closeSteps(undefined);
     }
   }
-  const sourceCancel = stream.controller.cancelSteps(reason);
+  const sourceCancel = stream.cancelSteps(reason);
   return PromisePrototypeThen(
     sourceCancel === undefined ? PromiseResolve(undefined) : sourceCancel,
     returnUndefined,

@@ -25,8 +25,8 @@ class DefaultTee implements ReadRequest {
   canceled2 = false;
   reason1: unknown = undefined;
   reason2: unknown = undefined;
-  branch1!: ReadableStreamInternal;
-  branch2!: ReadableStreamInternal;
+  branch1!: DefaultControllerInternal;
+  branch2!: DefaultControllerInternal;
   readonly cancelPromise: Deferred<undefined> = newDeferred();
   #chunk: unknown = undefined;
   readonly #deliver = (): void => this.#deliverChunk();
@@ -69,16 +69,16 @@ class DefaultTee implements ReadRequest {
     const chunk = this.#chunk;
     this.#chunk = undefined;
     this.readAgain = false;
-    if (!this.canceled1) ReadableStreamDefaultControllerEnqueue(this.branch1.controller as DefaultControllerInternal, chunk);
-    if (!this.canceled2) ReadableStreamDefaultControllerEnqueue(this.branch2.controller as DefaultControllerInternal, chunk);
+    if (!this.canceled1) ReadableStreamDefaultControllerEnqueue(this.branch1, chunk);
+    if (!this.canceled2) ReadableStreamDefaultControllerEnqueue(this.branch2, chunk);
     this.reading = false;
     if (this.readAgain) this.pull();
   }
 
   closeSteps(): void {
     this.reading = false;
-    if (!this.canceled1) ReadableStreamDefaultControllerClose(this.branch1.controller as DefaultControllerInternal);
-    if (!this.canceled2) ReadableStreamDefaultControllerClose(this.branch2.controller as DefaultControllerInternal);
+    if (!this.canceled1) ReadableStreamDefaultControllerClose(this.branch1);
+    if (!this.canceled2) ReadableStreamDefaultControllerClose(this.branch2);
     if (!this.canceled1 || !this.canceled2) this.cancelPromise.resolve(undefined);
   }
 
@@ -108,8 +108,8 @@ export function ReadableStreamDefaultTee(stream: ReadableStreamInternal): [Reada
   tee.branch1 = CreateReadableStream(undefined, new TeeBranch(tee, 1));
   tee.branch2 = CreateReadableStream(undefined, new TeeBranch(tee, 2));
   uponPromise(tee.reader.closed!.promise, undefined, (r: unknown) => {
-    ReadableStreamDefaultControllerError(tee.branch1.controller as DefaultControllerInternal, r);
-    ReadableStreamDefaultControllerError(tee.branch2.controller as DefaultControllerInternal, r);
+    ReadableStreamDefaultControllerError(tee.branch1, r);
+    ReadableStreamDefaultControllerError(tee.branch2, r);
     if (!tee.canceled1 || !tee.canceled2) tee.cancelPromise.resolve(undefined);
   });
   return [tee.branch1, tee.branch2];

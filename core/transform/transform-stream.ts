@@ -69,7 +69,7 @@ function convertTransformer(t: unknown): TransformerRecord {
 
 /** Internal state of a TransformStream (§6.2.2). */
 class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, DirectWriteGate {
-  readable!: ReadableStreamInternal;
+  readable!: DefaultControllerInternal;
   writable!: WritableStreamInternal;
   backpressure: boolean | undefined = undefined;
   backpressureChangePromise: LazyPromise | undefined = undefined;
@@ -83,7 +83,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
   startJobsLeft = 0;
 
   readableController(): DefaultControllerInternal {
-    return this.readable.controller as DefaultControllerInternal;
+    return this.readable;
   }
 
   /**
@@ -99,7 +99,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
     const c = this.controller;
     if (this.backpressure !== false || c.transformFn !== undefined || c.cleared) return false;
     const readable = this.readable;
-    const rc = readable.controller as DefaultControllerInternal;
+    const rc = readable;
     // TransformStreamDefaultControllerEnqueue can enqueue, and ReadableStreamDefaultControllerEnqueue hands
     // the chunk to a pending read request (no queue, no size()).
     if (rc.closeRequested || readable.state !== READABLE) return false;

@@ -110,6 +110,11 @@ export class ByteControllerInternal extends ReadableStreamInternal implements Pu
   queue: RingQueue<Uint8Array> | undefined = undefined;
   declare pub: ReadableByteStreamController | undefined;
 
+  // An explicit constructor: see DefaultControllerInternal's.
+  constructor() {
+    super();
+  }
+
   cancelSteps(reason: unknown): AlgorithmResult {
     ReadableByteStreamControllerClearPendingPullIntos(this);
     ResetQueue(this);

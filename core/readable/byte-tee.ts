@@ -171,11 +171,11 @@ class ByteTee {
               this.cancelPromise.resolve(ReadableStreamCancel(this.stream, e));
               return;
             }
-            if (!byobCanceled && byobController.pendingPullIntos.size > 0) {
+            if (!byobCanceled && HasPendingPullIntos(byobController)) {
               ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
             }
             ReadableByteStreamControllerEnqueueOwned(otherController, clonedChunk); // FP-TEE-OWNED: the tee's clone
-          } else if (!byobCanceled && byobController.pendingPullIntos.size > 0) {
+          } else if (!byobCanceled && HasPendingPullIntos(byobController)) {
             ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
           }
           this.reading = false;

@@ -55,6 +55,12 @@ export class DefaultControllerInternal extends ReadableStreamInternal implements
   /** FP-ITER-MERGE: NOT_OWING, OWING (readSyncOwingPullReaction() runs), or OWED (a pull reaction is owed). */
   owe: number = NOT_OWING;
 
+  // An explicit constructor: an implicit one spreads its arguments into super(), through the (patchable) array
+  // iterator on engines that predate ES2022 (Node 20).
+  constructor() {
+    super();
+  }
+
   cancelSteps(reason: unknown): AlgorithmResult {
     ResetQueue(this);
     const result = this.algorithms!.cancel(reason);

@@ -265,10 +265,11 @@ export function ReadableStreamTeeInPlace<R>(stream: PublicReadableStream<R>): [s
   const s = getStream(stream);
   if (s === undefined) throw illegal();
   if (IsReadableStreamLocked(s)) throw typeError("Cannot tee a stream that is locked to a reader");
-  const branches = s.controller.isByte ? ReadableByteStreamTee(s) : ReadableStreamDefaultTee(s);
+  const isByte = s.isByte;
+  const branches = isByte ? ReadableByteStreamTee(s) : ReadableStreamDefaultTee(s);
   // getStream() found our #s: `stream` is this class (its public type is the global interface).
   rehome(stream as unknown as ReadableStream<unknown>, branches[0]);
-  return [wrap<R>(branches[1]) as unknown as PublicReadableStream<R>, s.controller.isByte];
+  return [wrap<R>(branches[1]) as unknown as PublicReadableStream<R>, isByte];
 }
 
 /** The internal state of a public ReadableStream, or undefined. */

@@ -57,10 +57,21 @@ import {
   QueuePullReaction,
   QueueStartReaction,
   ReadableStreamClearSourceAlgorithms,
+  ReadableStreamExtras,
+  type BEFORE_START as S_BEFORE_START,
+  type PULL_IDLE as S_PULL_IDLE,
+  type PULLING as S_PULLING,
+  type PULLING_AGAIN as S_PULLING_AGAIN,
   ReadableStreamInternal,
   type ReadIntoRequest,
   type ReadRequest,
 } from "./stream-internal.ts";
+
+// The pull states of ReadableStreamInternal, declared here again (see default-controller.ts).
+const BEFORE_START: typeof S_BEFORE_START = 0;
+const PULL_IDLE: typeof S_PULL_IDLE = 1;
+const PULLING: typeof S_PULLING = 2;
+const PULLING_AGAIN: typeof S_PULLING_AGAIN = 3;
 
 type ViewConstructor = new (buffer: ArrayBuffer, byteOffset: number, length: number) => ArrayBufferView;
 
@@ -102,8 +113,6 @@ export interface PullIntoDescriptor {
  * (§4.7.2) in one object. Its two queues are made on first use (FP-LAZY).
  */
 export class ByteControllerInternal extends ReadableStreamInternal implements PullTurn {
-  autoAllocateChunkSize: number | undefined = undefined;
-  byobRequest: ReadableStreamBYOBRequest | null = null;
   /** [[pendingPullIntos]]; undefined while empty and never used. */
   pendingPullIntos: RingQueue<PullIntoDescriptor> | undefined = undefined;
   /** [[queue]]; made by the first enqueue (it is non-empty whenever queueTotalSize > 0). */
@@ -144,7 +153,7 @@ export class ByteControllerInternal extends ReadableStreamInternal implements Pu
       ReadableByteStreamControllerFillReadRequestFromQueue(this, readRequest);
       return;
     }
-    const autoAllocateChunkSize = this.autoAllocateChunkSize;
+    const autoAllocateChunkSize = this.ext?.autoAllocateChunkSize;
     if (autoAllocateChunkSize !== undefined) {
       let buffer: ArrayBuffer;
       try {
@@ -197,11 +206,11 @@ function ResetQueue(c: ByteControllerInternal): void {
 /** ReadableByteStreamControllerCallPullIfNeeded(controller). */
 export function ReadableByteStreamControllerCallPullIfNeeded(c: ByteControllerInternal): void {
   if (!ReadableByteStreamControllerShouldCallPull(c)) return;
-  if (c.pulling) {
-    c.pullAgain = true;
+  if (c.pullState >= PULLING) {
+    c.pullState = PULLING_AGAIN;
     return;
   }
-  c.pulling = true;
+  c.pullState = PULLING;
   const outer = BeginPullTurn(c); // FP-PULL-TURN
   const result = c.algorithms!.pull();
   EndPullTurn(outer);
@@ -222,25 +231,23 @@ function makeRunTurnJobs(c: ByteControllerInternal): () => void {
 
 /** The reaction to the start algorithm's or a pull algorithm's fulfillment. */
 function PullFulfilled(c: ByteControllerInternal): void {
-  if (!c.started) {
+  if (c.pullState === BEFORE_START) {
     // The reaction to start(): pull() cannot have run yet.
-    c.started = true;
+    c.pullState = PULL_IDLE;
     ReadableByteStreamControllerCallPullIfNeeded(c);
     return;
   }
   RunPullTurnJobs(c); // FP-PULL-TURN
-  c.pulling = false;
-  if (c.pullAgain) {
-    c.pullAgain = false;
-    ReadableByteStreamControllerCallPullIfNeeded(c);
-  }
+  const again = c.pullState === PULLING_AGAIN;
+  c.pullState = PULL_IDLE;
+  if (again) ReadableByteStreamControllerCallPullIfNeeded(c);
 }
 
 /** ReadableByteStreamControllerShouldCallPull(controller). */
 function ReadableByteStreamControllerShouldCallPull(c: ByteControllerInternal): boolean {
   if (c.state !== READABLE) return false;
   if (c.closeRequested) return false;
-  if (!c.started) return false;
+  if (c.pullState === BEFORE_START) return false;
   if (IsReadableStreamLocked(c) && ReadableStreamGetNumRequests(c) > 0) return true;
   return c.strategyHWM - c.queueTotalSize > 0;
 }
@@ -468,16 +475,19 @@ function ReadableByteStreamControllerFillReadRequestFromQueue(c: ByteControllerI
 
 /** ReadableByteStreamControllerGetBYOBRequest(controller). */
 export function ReadableByteStreamControllerGetBYOBRequest(c: ByteControllerInternal): ReadableStreamBYOBRequest | null {
-  if (c.byobRequest === null && HasPendingPullIntos(c)) {
+  const ext = c.ext;
+  const request = ext?.byobRequest as ReadableStreamBYOBRequest | undefined;
+  if (request !== undefined) return request;
+  if (HasPendingPullIntos(c)) {
     const first = c.pendingPullIntos!.peek();
     const view = new NativeUint8Array(
       first.buffer,
       first.byteOffset + first.bytesFilled,
       first.byteLength - first.bytesFilled,
     );
-    c.byobRequest = createBYOBRequest(c, view);
+    return (ext ?? (c.ext = new ReadableStreamExtras())).byobRequest = createBYOBRequest(c, view);
   }
-  return c.byobRequest;
+  return null;
 }
 
 /** ReadableByteStreamControllerGetDesiredSize(controller). */
@@ -500,10 +510,11 @@ function ReadableByteStreamControllerHandleQueueDrain(c: ByteControllerInternal)
 
 /** ReadableByteStreamControllerInvalidateBYOBRequest(controller). */
 function ReadableByteStreamControllerInvalidateBYOBRequest(c: ByteControllerInternal): void {
-  const request = c.byobRequest;
-  if (request === null) return;
+  const ext = c.ext;
+  const request = ext?.byobRequest as ReadableStreamBYOBRequest | undefined;
+  if (request === undefined) return;
   invalidateBYOBRequest(request);
-  c.byobRequest = null;
+  ext!.byobRequest = undefined;
 }
 
 /** ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(controller). */
@@ -704,7 +715,7 @@ export function SetUpReadableByteStreamController(
 ): void {
   c.strategyHWM = highWaterMark;
   c.algorithms = algorithms;
-  c.autoAllocateChunkSize = autoAllocateChunkSize;
+  if (autoAllocateChunkSize !== undefined) (c.ext ??= new ReadableStreamExtras()).autoAllocateChunkSize = autoAllocateChunkSize;
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
   // The start reaction is the controller's pull reaction (it sees `started` false).
   if (startResult === undefined) {

@@ -28,19 +28,22 @@ import {
   QueueStartReaction,
   ReadableStreamClearSourceAlgorithms,
   ReadableStreamError,
+  ReadableStreamExtras,
   ReadableStreamInternal,
+  SizedQueue,
+  type BEFORE_START as S_BEFORE_START,
+  type PULL_IDLE as S_PULL_IDLE,
+  type PULLING as S_PULLING,
+  type PULLING_AGAIN as S_PULLING_AGAIN,
   type ReadRequest,
 } from "./stream-internal.ts";
 
-/** A default controller's size() strategy and the sizes of the queued chunks (FP-COUNT-QUEUE: only with a size()). */
-class SizedQueue {
-  /** [[strategySizeAlgorithm]] (undefined once the algorithms are cleared). */
-  algorithm: SizeAlgorithm | undefined;
-  readonly sizes: RingQueue<number> = new RingQueue();
-  constructor(algorithm: SizeAlgorithm) {
-    this.algorithm = algorithm;
-  }
-}
+// The pull states of ReadableStreamInternal (stream-internal.ts), declared here again: an imported binding costs a
+// load per use in optimized code, a module's own constant none (read loop ~2.5%, CPU time).
+const BEFORE_START: typeof S_BEFORE_START = 0;
+const PULL_IDLE: typeof S_PULL_IDLE = 1;
+const PULLING: typeof S_PULLING = 2;
+const PULLING_AGAIN: typeof S_PULLING_AGAIN = 3;
 
 /**
  * A ReadableStream with a ReadableStreamDefaultController: the stream's slots (ReadableStreamInternal) and the
@@ -49,8 +52,6 @@ class SizedQueue {
 export class DefaultControllerInternal extends ReadableStreamInternal implements PullTurn {
   /** [[queue]] values; allocated on first use (FP-LAZY). */
   queue: RingQueue<unknown> | undefined = undefined;
-  /** The size() strategy and the chunk sizes; undefined without a size() (FP-COUNT-QUEUE). */
-  sized: SizedQueue | undefined = undefined;
   declare pub: ReadableStreamDefaultController | undefined;
   /** FP-ITER-MERGE: NOT_OWING, OWING (readSyncOwingPullReaction() runs), or OWED (a pull reaction is owed). */
   owe: number = NOT_OWING;
@@ -97,8 +98,9 @@ export class DefaultControllerInternal extends ReadableStreamInternal implements
   pullStepsEmpty(readRequest: ReadRequest): void {
     ReadableStreamAddRequest(this, readRequest);
     // CallPullIfNeeded; while a pull is pending it can only set [[pullAgain]] (see the end of EnqueueSteps).
-    if (!this.pulling) ReadableStreamDefaultControllerCallPullIfNeeded(this);
-    else if (!this.pullAgain && ReadableStreamDefaultControllerShouldCallPull(this)) this.pullAgain = true;
+    const pullState = this.pullState;
+    if (pullState < PULLING) ReadableStreamDefaultControllerCallPullIfNeeded(this);
+    else if (pullState === PULLING && ReadableStreamDefaultControllerShouldCallPull(this)) this.pullState = PULLING_AGAIN;
   }
 
   releaseSteps(): void {}
@@ -127,7 +129,7 @@ export function RunOwedPullReaction(c: DefaultControllerInternal): void {
 /** DequeueValue(container) for the default controller's queue. */
 export function DequeueValue(c: DefaultControllerInternal): unknown {
   const chunk = c.queue!.shift();
-  const sized = c.sized;
+  const sized = c.ext?.sized;
   if (sized === undefined) {
     c.queueTotalSize--;
   } else {
@@ -140,18 +142,18 @@ export function DequeueValue(c: DefaultControllerInternal): unknown {
 /** ResetQueue(container). */
 function ResetQueue(c: DefaultControllerInternal): void {
   c.queue?.clear();
-  c.sized?.sizes.clear();
+  c.ext?.sized?.sizes.clear();
   c.queueTotalSize = 0;
 }
 
 /** ReadableStreamDefaultControllerCallPullIfNeeded(controller). */
 export function ReadableStreamDefaultControllerCallPullIfNeeded(c: DefaultControllerInternal): void {
   if (!ReadableStreamDefaultControllerShouldCallPull(c)) return;
-  if (c.pulling) {
-    c.pullAgain = true;
+  if (c.pullState >= PULLING) {
+    c.pullState = PULLING_AGAIN;
     return;
   }
-  c.pulling = true;
+  c.pullState = PULLING;
   const outer = BeginPullTurn(c); // FP-PULL-TURN
   const result = c.algorithms!.pull();
   EndPullTurn(outer);
@@ -204,25 +206,23 @@ function PullRejectedReaction(c: DefaultControllerInternal): (e: unknown) => voi
 
 /** The reaction to the start algorithm's or a pull algorithm's fulfillment. */
 function PullFulfilled(c: DefaultControllerInternal): void {
-  if (!c.started) {
+  if (c.pullState === BEFORE_START) {
     // The reaction to start(): pull() cannot have run yet.
-    c.started = true;
+    c.pullState = PULL_IDLE;
     ReadableStreamDefaultControllerCallPullIfNeeded(c);
     return;
   }
   RunPullTurnJobs(c); // FP-PULL-TURN
-  c.pulling = false;
-  if (c.pullAgain) {
-    c.pullAgain = false;
-    ReadableStreamDefaultControllerCallPullIfNeeded(c);
-  }
+  const again = c.pullState === PULLING_AGAIN;
+  c.pullState = PULL_IDLE;
+  if (again) ReadableStreamDefaultControllerCallPullIfNeeded(c);
 }
 
 /** ReadableStreamDefaultControllerShouldCallPull(controller). */
 function ReadableStreamDefaultControllerShouldCallPull(c: DefaultControllerInternal): boolean {
   // CanCloseOrEnqueue, IsReadableStreamLocked and GetNumReadRequests written out: this runs more than once per
   // chunk, and its size decides whether it is inlined.
-  if (!c.started || c.closeRequested || c.state !== READABLE) return false;
+  if (c.pullState === BEFORE_START || c.closeRequested || c.state !== READABLE) return false;
   const reader = c.reader;
   if (reader !== undefined && reader.size > 0) return true;
   return c.strategyHWM - c.queueTotalSize > 0;
@@ -231,7 +231,7 @@ function ReadableStreamDefaultControllerShouldCallPull(c: DefaultControllerInter
 /** ReadableStreamDefaultControllerClearAlgorithms(controller). */
 export function ReadableStreamDefaultControllerClearAlgorithms(c: DefaultControllerInternal): void {
   ReadableStreamClearSourceAlgorithms(c);
-  const sized = c.sized;
+  const sized = c.ext?.sized;
   if (sized !== undefined) sized.algorithm = undefined;
 }
 
@@ -261,7 +261,7 @@ export function ReadableStreamDefaultControllerEnqueueSteps(c: DefaultController
     reader.shift().chunkSteps(chunk); // ReadableStreamFulfillReadRequest(stream, chunk, false)
   } else {
     const queue = c.queue ??= new RingQueue();
-    const sized = c.sized;
+    const sized = c.ext?.sized;
     if (sized === undefined) {
       // FP-COUNT-QUEUE: the default size algorithm returns 1 for every chunk.
       queue.push(chunk);
@@ -283,8 +283,9 @@ export function ReadableStreamDefaultControllerEnqueueSteps(c: DefaultController
   // While a pull is pending CallPullIfNeeded can only set [[pullAgain]] (ShouldCallPull has no side effects):
   // nothing to do when it is set already, as it stays on a transform's readable side (FP-TS-PULL). Written
   // out here so that this function stays small enough to be inlined into enqueue() (a call per chunk).
-  if (!c.pulling) ReadableStreamDefaultControllerCallPullIfNeeded(c);
-  else if (!c.pullAgain && ReadableStreamDefaultControllerShouldCallPull(c)) c.pullAgain = true;
+  const pullState = c.pullState;
+  if (pullState < PULLING) ReadableStreamDefaultControllerCallPullIfNeeded(c);
+  else if (pullState === PULLING && ReadableStreamDefaultControllerShouldCallPull(c)) c.pullState = PULLING_AGAIN;
 }
 
 /** ReadableStreamDefaultControllerError(controller, e). */
@@ -324,7 +325,7 @@ export function SetUpReadableStreamDefaultController(
   highWaterMark: number,
   sizeAlgorithm: SizeAlgorithm | undefined,
 ): void {
-  if (sizeAlgorithm !== undefined) c.sized = new SizedQueue(sizeAlgorithm);
+  if (sizeAlgorithm !== undefined) (c.ext = new ReadableStreamExtras()).sized = new SizedQueue(sizeAlgorithm);
   c.strategyHWM = highWaterMark;
   c.algorithms = algorithms;
   if (startAlgorithm === EXTERNAL_START) return; // the caller reacts to the start (TransformStream)
@@ -344,7 +345,7 @@ export function ReadableStreamDefaultControllerUponStart(c: DefaultControllerInt
 
 /** The steps upon fulfillment of the start promise, for callers that passed EXTERNAL_START. */
 export function ReadableStreamDefaultControllerStarted(c: DefaultControllerInternal): void {
-  c.started = true;
+  c.pullState = PULL_IDLE;
   ReadableStreamDefaultControllerCallPullIfNeeded(c);
 }
 

@@ -16,7 +16,7 @@ import {
 } from "../shared/promise.ts";
 import { PromisePrototypeThen, queueMicrotask } from "../shared/primordials.ts";
 import { queueJob } from "../shared/jobs.ts";
-import { RequestQueue } from "../shared/queue.ts";
+import { RequestQueue, RingQueue } from "../shared/queue.ts";
 import type { PromiseReadRequest } from "./read-requests.ts";
 import type { SourceAlgorithms } from "./source-algorithms.ts";
 
@@ -90,7 +90,29 @@ export class ReadableStreamExtras {
   turnJobCount = 0;
   /** The argument list of pull(controller), reused where the engine allocates a literal one (REUSE_ARGUMENT_LISTS). */
   pullArgs: unknown[] | undefined = undefined;
+  /** A default controller's size() strategy and chunk sizes (FP-COUNT-QUEUE: only with a size()). */
+  sized: SizedQueue | undefined = undefined;
+  /** A byte controller's [[autoAllocateChunkSize]] and [[byobRequest]] (undefined stands for null). */
+  autoAllocateChunkSize: number | undefined = undefined;
+  byobRequest: object | undefined = undefined;
 }
+
+/** A default controller's size() algorithm and the sizes of its queued chunks. */
+export class SizedQueue {
+  /** [[strategySizeAlgorithm]] (undefined once the algorithms are cleared). */
+  algorithm: ((chunk: unknown) => number) | undefined;
+  readonly sizes: RingQueue<number> = new RingQueue();
+  constructor(algorithm: (chunk: unknown) => number) {
+    this.algorithm = algorithm;
+  }
+}
+
+/** [[started]], [[pulling]] and [[pullAgain]] of a readable controller, as one state (pullAgain implies pulling). */
+export const BEFORE_START = 0;
+export const PULL_IDLE = 1;
+export const PULLING = 2;
+export const PULLING_AGAIN = 3;
+// (the controllers and TransformStream declare these again, typed by these: see default-controller.ts)
 
 /**
  * Internal state of a ReadableStream (§4.2.2 internal slots) and of its controller, in one object: the
@@ -109,10 +131,9 @@ export abstract class ReadableStreamInternal implements SourceAlgorithms {
   ext: ReadableStreamExtras | undefined = undefined;
   // The slots both controllers have (§4.6.2, §4.7.2).
   queueTotalSize = 0;
-  started = false;
   closeRequested = false;
-  pullAgain = false;
-  pulling = false;
+  /** BEFORE_START (not [[started]]), PULL_IDLE, PULLING ([[pulling]]) or PULLING_AGAIN ([[pulling]] and [[pullAgain]]). */
+  pullState: number = BEFORE_START;
   strategyHWM = 0;
   algorithms: SourceAlgorithms | undefined = undefined;
   /** The public controller (made only when a user callback can see it). */

@@ -24,7 +24,7 @@ import {
 } from "../readable/default-controller.ts";
 import { wrapReadableStream, type ReadableStream } from "../readable/readable-stream.ts";
 import { PULL_PENDING, type SourceAlgorithms } from "../readable/source-algorithms.ts";
-import { ERRORED as R_ERRORED, READABLE, type ReadableStreamInternal } from "../readable/stream-internal.ts";
+import { ERRORED as R_ERRORED, READABLE, type PULLING_AGAIN as S_PULLING_AGAIN } from "../readable/stream-internal.ts";
 import {
   ERRORED as W_ERRORED,
   ERRORING,
@@ -41,6 +41,9 @@ import {
   type WriteRequest,
 } from "../writable/stream-internal.ts";
 import { wrapWritableStream, type WritableStream } from "../writable/writable-stream.ts";
+
+// A pull state of ReadableStreamInternal, declared here again (see readable/default-controller.ts).
+const PULLING_AGAIN: typeof S_PULLING_AGAIN = 3;
 
 interface TransformerRecord {
   cancel: Function | undefined;
@@ -112,7 +115,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
     // ReadableStreamDefaultControllerCallPullIfNeeded changes nothing while a pull is pending and another is
     // already due (the pull algorithm, FP-TS-PULL, stays pending until backpressure changes): only
     // ShouldCallPull would decide whether [[pullAgain]] becomes true, and it is true already.
-    if (!rc.pulling || !rc.pullAgain) ReadableStreamDefaultControllerCallPullIfNeeded(rc);
+    if (rc.pullState !== PULLING_AGAIN) ReadableStreamDefaultControllerCallPullIfNeeded(rc);
     if (ReadableStreamDefaultControllerHasBackpressure(rc) !== this.backpressure) TransformStreamSetBackpressure(this, true);
     // The transform completed synchronously: the rest of WritableStreamWriteDirectNow.
     writable.inFlightWriteRequest = undefined;

@@ -113,8 +113,6 @@ export interface PullIntoDescriptor {
  * (§4.7.2) in one object. Its two queues are made on first use (FP-LAZY).
  */
 export class ByteControllerInternal extends ReadableStreamInternal implements PullTurn {
-  /** [[pendingPullIntos]]; undefined while empty and never used. */
-  pendingPullIntos: RingQueue<PullIntoDescriptor> | undefined = undefined;
   /** [[queue]]; made by the first enqueue (it is non-empty whenever queueTotalSize > 0). */
   queue: RingQueue<Uint8Array> | undefined = undefined;
   declare pub: ReadableByteStreamController | undefined;
@@ -162,7 +160,7 @@ export class ByteControllerInternal extends ReadableStreamInternal implements Pu
         readRequest.errorSteps(e);
         return;
       }
-      (this.pendingPullIntos ??= new RingQueue()).push({
+      PendingPullIntosForPush(this).push({
         buffer,
         bufferByteLength: autoAllocateChunkSize,
         byteOffset: 0,
@@ -179,14 +177,15 @@ export class ByteControllerInternal extends ReadableStreamInternal implements Pu
   }
 
   releaseSteps(): void {
-    const pending = this.pendingPullIntos;
+    const ext = this.ext;
+    const pending = PendingPullIntos(this);
     if (pending !== undefined && pending.size > 0) {
       const first = pending.peek();
       first.readerType = "none";
       if (pending.size > 1) {
         const only = new RingQueue<PullIntoDescriptor>();
         only.push(first);
-        this.pendingPullIntos = only;
+        ext!.pendingPullIntos = only;
       }
     }
   }
@@ -260,7 +259,8 @@ export function ReadableByteStreamControllerClearAlgorithms(c: ByteControllerInt
 /** ReadableByteStreamControllerClearPendingPullIntos(controller). */
 function ReadableByteStreamControllerClearPendingPullIntos(c: ByteControllerInternal): void {
   ReadableByteStreamControllerInvalidateBYOBRequest(c);
-  c.pendingPullIntos = undefined;
+  const ext = c.ext;
+  if (ext !== undefined) ext.pendingPullIntos = undefined;
 }
 
 /** ReadableByteStreamControllerClose(controller). */
@@ -270,7 +270,7 @@ export function ReadableByteStreamControllerClose(c: ByteControllerInternal): vo
     c.closeRequested = true;
     return;
   }
-  const pending = c.pendingPullIntos;
+  const pending = PendingPullIntos(c);
   if (pending !== undefined && pending.size > 0) {
     const first = pending.peek();
     if (first.bytesFilled % first.elementSize !== 0) {
@@ -339,7 +339,7 @@ function ReadableByteStreamControllerEnqueueTransferred(
   view: Uint8Array | undefined,
 ): void {
   const stream = c;
-  const pending = c.pendingPullIntos;
+  const pending = PendingPullIntos(c);
   if (pending !== undefined && pending.size > 0) {
     const first = pending.peek();
     if (IsDetachedBuffer(first.buffer)) {
@@ -479,7 +479,7 @@ export function ReadableByteStreamControllerGetBYOBRequest(c: ByteControllerInte
   const request = ext?.byobRequest as ReadableStreamBYOBRequest | undefined;
   if (request !== undefined) return request;
   if (HasPendingPullIntos(c)) {
-    const first = c.pendingPullIntos!.peek();
+    const first = PendingPullIntos(c)!.peek();
     const view = new NativeUint8Array(
       first.buffer,
       first.byteOffset + first.bytesFilled,
@@ -522,7 +522,7 @@ function ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(c: Byt
   const filled: PullIntoDescriptor[] = [];
   while (HasPendingPullIntos(c)) {
     if (c.queueTotalSize === 0) break;
-    const desc = c.pendingPullIntos!.peek();
+    const desc = PendingPullIntos(c)!.peek();
     if (ReadableByteStreamControllerFillPullIntoDescriptorFromQueue(c, desc)) {
       ReadableByteStreamControllerShiftPendingPullInto(c);
       filled[filled.length] = desc; // not push(): see ReadableByteStreamControllerRespondInClosedState
@@ -578,7 +578,7 @@ function ReadableByteStreamControllerPullInto(
     readerType: "byob",
   };
   if (HasPendingPullIntos(c)) {
-    c.pendingPullIntos!.push(desc);
+    PendingPullIntos(c)!.push(desc);
     ReadableStreamAddRequest(stream, readIntoRequest);
     return;
   }
@@ -601,14 +601,14 @@ function ReadableByteStreamControllerPullInto(
       return;
     }
   }
-  (c.pendingPullIntos ??= new RingQueue()).push(desc);
+  PendingPullIntosForPush(c).push(desc);
   ReadableStreamAddRequest(stream, readIntoRequest);
   ReadableByteStreamControllerCallPullIfNeeded(c);
 }
 
 /** ReadableByteStreamControllerRespond(controller, bytesWritten). */
 export function ReadableByteStreamControllerRespond(c: ByteControllerInternal, bytesWritten: number): void {
-  const first = c.pendingPullIntos!.peek();
+  const first = PendingPullIntos(c)!.peek();
   const state = c.state;
   if (state === CLOSED) {
     if (bytesWritten !== 0) throw typeError("bytesWritten must be 0 when calling respond() on a closed stream");
@@ -663,7 +663,7 @@ function ReadableByteStreamControllerRespondInReadableState(
 
 /** ReadableByteStreamControllerRespondInternal(controller, bytesWritten). */
 function ReadableByteStreamControllerRespondInternal(c: ByteControllerInternal, bytesWritten: number): void {
-  const first = c.pendingPullIntos!.peek();
+  const first = PendingPullIntos(c)!.peek();
   ReadableByteStreamControllerInvalidateBYOBRequest(c);
   if (c.state === CLOSED) ReadableByteStreamControllerRespondInClosedState(c, first);
   else ReadableByteStreamControllerRespondInReadableState(c, bytesWritten, first);
@@ -672,7 +672,7 @@ function ReadableByteStreamControllerRespondInternal(c: ByteControllerInternal, 
 
 /** ReadableByteStreamControllerRespondWithNewView(controller, view). */
 export function ReadableByteStreamControllerRespondWithNewView(c: ByteControllerInternal, view: ArrayBufferView): void {
-  const first = c.pendingPullIntos!.peek();
+  const first = PendingPullIntos(c)!.peek();
   const state = c.state;
   const newViewByteLength = viewByteLength(view);
   if (state === CLOSED) {
@@ -694,15 +694,26 @@ export function ReadableByteStreamControllerRespondWithNewView(c: ByteController
   ReadableByteStreamControllerRespondInternal(c, newViewByteLength);
 }
 
+/** [[pendingPullIntos]] (kept in the extras), or undefined while never used. */
+function PendingPullIntos(c: ByteControllerInternal): RingQueue<PullIntoDescriptor> | undefined {
+  return c.ext?.pendingPullIntos as RingQueue<PullIntoDescriptor> | undefined;
+}
+
+/** [[pendingPullIntos]], to push to: made on first use. */
+function PendingPullIntosForPush(c: ByteControllerInternal): RingQueue<PullIntoDescriptor> {
+  const ext = c.ext ??= new ReadableStreamExtras();
+  return (ext.pendingPullIntos ??= new RingQueue()) as RingQueue<PullIntoDescriptor>;
+}
+
 /** Whether [[pendingPullIntos]] is not empty. */
 export function HasPendingPullIntos(c: ByteControllerInternal): boolean {
-  const pending = c.pendingPullIntos;
+  const pending = PendingPullIntos(c);
   return pending !== undefined && pending.size > 0;
 }
 
 /** ReadableByteStreamControllerShiftPendingPullInto(controller). */
 function ReadableByteStreamControllerShiftPendingPullInto(c: ByteControllerInternal): PullIntoDescriptor {
-  return c.pendingPullIntos!.shift();
+  return PendingPullIntos(c)!.shift();
 }
 
 /** SetUpReadableByteStreamController(...), on a stream that is its own controller. */

@@ -347,7 +347,7 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner {
   specWrite(chunk: unknown): void {
     const dest = this.dest;
     // Writes queued before the destination's start() finished are not counted: every pipe may make some.
-    if (dest.controller.started) {
+    if (dest.started) {
       this.specWrites++;
       if (dest.state === WRITABLE) this.fallback = WritableStreamDirectWriteObstacle(dest);
     }

@@ -92,9 +92,13 @@ export class ReadableStreamExtras {
   pullArgs: unknown[] | undefined = undefined;
   /** A default controller's size() strategy and chunk sizes (FP-COUNT-QUEUE: only with a size()). */
   sized: SizedQueue | undefined = undefined;
-  /** A byte controller's [[autoAllocateChunkSize]] and [[byobRequest]] (undefined stands for null). */
+  /**
+   * A byte controller's [[autoAllocateChunkSize]], [[byobRequest]] (undefined stands for null) and
+   * [[pendingPullIntos]] (undefined while never used; only BYOB reads and autoAllocateChunkSize use it).
+   */
   autoAllocateChunkSize: number | undefined = undefined;
   byobRequest: object | undefined = undefined;
+  pendingPullIntos: RingQueue<object> | undefined = undefined;
 }
 
 /** A default controller's size() algorithm and the sizes of its queued chunks. */

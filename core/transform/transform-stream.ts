@@ -31,7 +31,6 @@ import {
   WRITABLE,
   SetUpWritableStreamDefaultController,
   WritableStreamDefaultControllerAdvanceQueueIfNeeded,
-  WritableControllerInternal,
   WritableStreamDefaultControllerErrorIfNeeded,
   WritableStreamDefaultControllerStarted,
   WritableStreamDefaultControllerUponStart,
@@ -70,13 +69,26 @@ function convertTransformer(t: unknown): TransformerRecord {
   return { cancel: cancelFn, flush: flushFn, start: startFn, transform: transformFn };
 }
 
-/** Internal state of a TransformStream (§6.2.2). */
+/**
+ * Internal state of a TransformStream (§6.2.2) and of its TransformStreamDefaultController (§6.3.2), in one
+ * object (the spec's `stream.[[controller]]` and `controller.[[stream]]` are the object itself); it is also
+ * the sink algorithms of the writable side and the source algorithms of the readable side.
+ */
 class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, DirectWriteGate {
   readable!: DefaultControllerInternal;
   writable!: WritableStreamInternal;
   backpressure: boolean | undefined = undefined;
   backpressureChangePromise: LazyPromise | undefined = undefined;
-  controller!: TransformControllerInternal;
+  // The controller's slots.
+  finishPromise: Deferred<undefined> | undefined = undefined;
+  transformer: unknown = undefined;
+  transformFn: Function | undefined = undefined;
+  flushFn: Function | undefined = undefined;
+  cancelFn: Function | undefined = undefined;
+  cleared = false;
+  pub!: TransformStreamDefaultController;
+  onTransformRejected: ((r: unknown) => never) | undefined = undefined;
+  transformArgs: unknown[] | undefined = undefined;
   /** A pipe holding one chunk until backpressure clears (FP-FUSE). */
   onUnblock: (() => void) | undefined = undefined;
   /** The readable controller's pull is waiting for the next backpressure change (FP-TS-PULL). */
@@ -99,7 +111,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
    * before changing any state, and the write takes the general path.
    */
   writeIdentity(chunk: unknown, request: WriteRequest): boolean {
-    const c = this.controller;
+    const c = this;
     if (this.backpressure !== false || c.transformFn !== undefined || c.cleared) return false;
     const readable = this.readable;
     const rc = readable;
@@ -109,7 +121,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
     const reader = readable.reader;
     if (reader === undefined || reader.size === 0) return false;
     const writable = this.writable;
-    const wc = writable.controller;
+    const wc = writable;
     writable.inFlightWriteRequest = request;
     reader.shift().chunkSteps(chunk); // ReadableStreamFulfillReadRequest(readable, chunk, false)
     // ReadableStreamDefaultControllerCallPullIfNeeded changes nothing while a pull is pending and another is
@@ -130,12 +142,12 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
   write(chunk: unknown): AlgorithmResult {
     // The waiting branch lives in its own function: a closure here would cost a context per chunk.
     if (this.backpressure) return TransformStreamWriteAfterBackpressureChange(this, chunk);
-    return TransformStreamDefaultControllerPerformTransform(this.controller, chunk);
+    return TransformStreamDefaultControllerPerformTransform(this, chunk);
   }
 
   /** TransformStreamDefaultSinkAbortAlgorithm(stream, reason). */
   abort(reason: unknown): AlgorithmResult {
-    const controller = this.controller;
+    const controller = this;
     if (controller.finishPromise !== undefined) return controller.finishPromise.promise;
     const readable = this.readable;
     const finish = controller.finishPromise = newDeferred<undefined>();
@@ -161,7 +173,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
 
   /** TransformStreamDefaultSinkCloseAlgorithm(stream). */
   close(): AlgorithmResult {
-    const controller = this.controller;
+    const controller = this;
     if (controller.finishPromise !== undefined) return controller.finishPromise.promise;
     const readable = this.readable;
     const finish = controller.finishPromise = newDeferred<undefined>();
@@ -205,7 +217,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
 
   /** TransformStreamDefaultSourceCancelAlgorithm(stream, reason). */
   cancel(reason: unknown): AlgorithmResult {
-    const controller = this.controller;
+    const controller = this;
     if (controller.finishPromise !== undefined) return controller.finishPromise.promise;
     const writable = this.writable;
     const finish = controller.finishPromise = newDeferred<undefined>();
@@ -217,33 +229,21 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
         if (writable.state === W_ERRORED) {
           finish.reject(writable.storedError);
         } else {
-          WritableStreamDefaultControllerErrorIfNeeded(writable.controller, reason);
+          WritableStreamDefaultControllerErrorIfNeeded(writable, reason);
           TransformStreamUnblockWrite(this);
           finish.resolve(undefined);
         }
       },
       (r: unknown) => {
-        WritableStreamDefaultControllerErrorIfNeeded(writable.controller, r);
+        WritableStreamDefaultControllerErrorIfNeeded(writable, r);
         TransformStreamUnblockWrite(this);
         finish.reject(r);
       },
     );
     return finish.promise;
   }
-}
 
-/** Internal state of a TransformStreamDefaultController (§6.3.2). */
-class TransformControllerInternal {
-  stream!: TransformStreamInternal;
-  finishPromise: Deferred<undefined> | undefined = undefined;
-  transformer: unknown = undefined;
-  transformFn: Function | undefined = undefined;
-  flushFn: Function | undefined = undefined;
-  cancelFn: Function | undefined = undefined;
-  cleared = false;
-  pub!: TransformStreamDefaultController;
-  onTransformRejected: ((r: unknown) => never) | undefined = undefined;
-  transformArgs: unknown[] | undefined = undefined;
+  // The controller's algorithms (SetUpTransformStreamDefaultControllerFromTransformer).
 
   transformAlgorithm(chunk: unknown): AlgorithmResult {
     const fn = this.transformFn;
@@ -288,7 +288,7 @@ function InitializeTransformStream(
 ): void {
   const startAlgorithm = startPromise === undefined ? EXTERNAL_START : makeStartAlgorithm(startPromise);
   const writable = stream.writable = new WritableStreamInternal();
-  SetUpWritableStreamDefaultController(writable, new WritableControllerInternal(), startAlgorithm, stream, writableHighWaterMark, writableSizeAlgorithm);
+  SetUpWritableStreamDefaultController(writable, startAlgorithm, stream, writableHighWaterMark, writableSizeAlgorithm);
   stream.readable = CreateReadableStream(startAlgorithm, stream, readableHighWaterMark, readableSizeAlgorithm);
   stream.backpressure = undefined;
   stream.backpressureChangePromise = undefined;
@@ -322,7 +322,7 @@ function TransformStreamStartResolved(stream: TransformStreamInternal): void {
   const thenR = (startPromise as { then?: unknown }).then; // the readable side's
   let sides = 0;
   if (thenW === OriginalPromiseThen) sides = START_WRITABLE;
-  else WritableStreamDefaultControllerUponStart(stream.writable.controller, adoptWithThen(startPromise, thenW));
+  else WritableStreamDefaultControllerUponStart(stream.writable, adoptWithThen(startPromise, thenW));
   if (thenR === OriginalPromiseThen) sides |= START_READABLE;
   else ReadableStreamDefaultControllerUponStart(stream.readableController(), adoptWithThen(startPromise, thenR));
   if (sides === 0) return;
@@ -338,7 +338,7 @@ function makeStartJob(stream: TransformStreamInternal): () => void {
       return;
     }
     const sides = stream.startSides;
-    if ((sides & START_WRITABLE) !== 0) WritableStreamDefaultControllerStarted(stream.writable.controller);
+    if ((sides & START_WRITABLE) !== 0) WritableStreamDefaultControllerStarted(stream.writable);
     if ((sides & START_READABLE) !== 0) ReadableStreamDefaultControllerStarted(stream.readableController());
   };
   return job;
@@ -369,8 +369,8 @@ function TransformStreamError(stream: TransformStreamInternal, e: unknown): void
 
 /** TransformStreamErrorWritableAndUnblockWrite(stream, e). */
 function TransformStreamErrorWritableAndUnblockWrite(stream: TransformStreamInternal, e: unknown): void {
-  TransformStreamDefaultControllerClearAlgorithms(stream.controller);
-  WritableStreamDefaultControllerErrorIfNeeded(stream.writable.controller, e);
+  TransformStreamDefaultControllerClearAlgorithms(stream);
+  WritableStreamDefaultControllerErrorIfNeeded(stream.writable, e);
   TransformStreamUnblockWrite(stream);
 }
 
@@ -402,7 +402,7 @@ function TransformStreamUnblockWrite(stream: TransformStreamInternal): void {
 }
 
 /** TransformStreamDefaultControllerClearAlgorithms(controller). */
-function TransformStreamDefaultControllerClearAlgorithms(c: TransformControllerInternal): void {
+function TransformStreamDefaultControllerClearAlgorithms(c: TransformStreamInternal): void {
   c.transformFn = undefined;
   c.flushFn = undefined;
   c.cancelFn = undefined;
@@ -410,8 +410,8 @@ function TransformStreamDefaultControllerClearAlgorithms(c: TransformControllerI
 }
 
 /** TransformStreamDefaultControllerEnqueue(controller, chunk). */
-function TransformStreamDefaultControllerEnqueue(c: TransformControllerInternal, chunk: unknown): void {
-  const stream = c.stream;
+function TransformStreamDefaultControllerEnqueue(c: TransformStreamInternal, chunk: unknown): void {
+  const stream = c;
   const readableController = stream.readableController();
   if (!ReadableStreamDefaultControllerCanCloseOrEnqueue(readableController)) {
     throw typeError("Readable side is not in a state that permits enqueue");
@@ -427,7 +427,7 @@ function TransformStreamDefaultControllerEnqueue(c: TransformControllerInternal,
 }
 
 /** TransformStreamDefaultControllerPerformTransform(controller, chunk). */
-function TransformStreamDefaultControllerPerformTransform(c: TransformControllerInternal, chunk: unknown): AlgorithmResult {
+function TransformStreamDefaultControllerPerformTransform(c: TransformStreamInternal, chunk: unknown): AlgorithmResult {
   const transformPromise = c.cleared ? undefined : c.transformAlgorithm(chunk);
   // FP-TS-SYNC: a transform that returned synchronously has nothing to react to.
   if (transformPromise === undefined) return undefined;
@@ -440,9 +440,9 @@ function returnUndefined(): undefined {
   return undefined;
 }
 
-function makeTransformRejected(c: TransformControllerInternal): (r: unknown) => never {
+function makeTransformRejected(c: TransformStreamInternal): (r: unknown) => never {
   return (r: unknown) => {
-    TransformStreamError(c.stream, r);
+    TransformStreamError(c, r);
     throw r;
   };
 }
@@ -452,24 +452,24 @@ function TransformStreamWriteAfterBackpressureChange(stream: TransformStreamInte
   return PromisePrototypeThen((stream.backpressureChangePromise ??= new LazyPromise()).promise, () => {
     const writable = stream.writable;
     if (writable.state === ERRORING) throw writable.storedError;
-    return TransformStreamDefaultControllerPerformTransform(stream.controller, chunk);
+    return TransformStreamDefaultControllerPerformTransform(stream, chunk);
   });
 }
 
 /** TransformStreamDefaultControllerTerminate(controller). */
-function TransformStreamDefaultControllerTerminate(c: TransformControllerInternal): void {
-  const stream = c.stream;
+function TransformStreamDefaultControllerTerminate(c: TransformStreamInternal): void {
+  const stream = c;
   ReadableStreamDefaultControllerClose(stream.readableController());
   TransformStreamErrorWritableAndUnblockWrite(stream, typeError("TransformStream terminated"));
 }
 
-let createController: (c: TransformControllerInternal) => TransformStreamDefaultController;
-let getController: (x: unknown) => TransformControllerInternal;
+let createController: (c: TransformStreamInternal) => TransformStreamDefaultController;
+let getController: (x: unknown) => TransformStreamInternal;
 const kCreate = Symbol();
 
 /** The controller handed to a transformer (§6.3). */
 export class TransformStreamDefaultController<O = any> {
-  #c!: TransformControllerInternal;
+  #c!: TransformStreamInternal;
 
   /** Not constructible: controllers are created by TransformStream. */
   constructor(token: unknown = undefined) {
@@ -493,7 +493,7 @@ export class TransformStreamDefaultController<O = any> {
   /** The readable side's desired size. */
   get desiredSize(): number | null {
     const c = getController(this);
-    return ReadableStreamDefaultControllerGetDesiredSize(c.stream.readableController());
+    return ReadableStreamDefaultControllerGetDesiredSize(c.readableController());
   }
 
   /** Enqueues a chunk on the readable side. */
@@ -504,7 +504,7 @@ export class TransformStreamDefaultController<O = any> {
   /** Errors both sides of the stream. */
   error(reason: unknown = undefined): void {
     const c = getController(this);
-    TransformStreamError(c.stream, reason);
+    TransformStreamError(c, reason);
   }
 
   /** Closes the readable side and errors the writable side. */
@@ -542,10 +542,8 @@ export class TransformStream<I = any, O = any> {
     const stream = this.#t = new TransformStreamInternal();
     InitializeTransformStream(stream, startPromise?.promise, writableHighWaterMark, writableSizeAlgorithm, readableHighWaterMark, readableSizeAlgorithm);
     // SetUpTransformStreamDefaultControllerFromTransformer
-    const c = new TransformControllerInternal();
+    const c = stream;
     c.pub = createController(c);
-    c.stream = stream;
-    stream.controller = c;
     c.transformer = transformer;
     c.transformFn = dict.transform;
     c.flushFn = dict.flush;

@@ -10,20 +10,23 @@ import {
   registerWritableControllerFactory,
   SetUpWritableStreamDefaultController,
   WRITABLE,
-  WritableControllerInternal,
   WritableControllerPublic,
   WritableStreamDefaultControllerError,
-  type WritableStreamInternal,
+  WritableStreamInternal,
 } from "./stream-internal.ts";
 
+/** The `start` member of the sink convertUnderlyingSink() converted last (read at once by its caller). */
+let convertedStart: Function | undefined = undefined;
+
 /**
- * Converts an UnderlyingSink dictionary (members read in lexicographic order) straight into the controller
- * that SetUpWritableStreamDefaultControllerFromUnderlyingSink will set up: the controller holds the sink's
- * members and is the stream's sink algorithms object. The public controller handed to the callbacks is
- * created on first use (FP-LAZY): no user code can see it before a callback is called.
+ * Converts an UnderlyingSink dictionary (members read in lexicographic order) straight into the stream that
+ * SetUpWritableStreamDefaultControllerFromUnderlyingSink will set up: the stream holds the sink's members and
+ * is its own sink algorithms object; `start` is left in `convertedStart`. The public controller handed to the
+ * callbacks is created on first use (FP-LAZY): no user code can see it before a callback is called.
  */
-export function convertUnderlyingSink(sink: unknown): WritableControllerInternal {
-  const c = new WritableControllerInternal();
+export function convertUnderlyingSink(sink: unknown): WritableStreamInternal {
+  const c = new WritableStreamInternal();
+  convertedStart = undefined;
   if (sink === undefined) return c;
   const s = sink as Record<string, unknown>;
   const abort = s.abort;
@@ -40,8 +43,8 @@ export function convertUnderlyingSink(sink: unknown): WritableControllerInternal
   c.sink = sink;
   c.abortFn = abortFn;
   c.closeFn = closeFn;
-  c.startFn = startFn;
   c.writeFn = writeFn;
+  convertedStart = startFn;
   return c;
 }
 
@@ -50,15 +53,13 @@ export function convertUnderlyingSink(sink: unknown): WritableControllerInternal
  * controller made by convertUnderlyingSink (it is its own sink algorithms object).
  */
 export function SetUpWritableStreamDefaultControllerFromUnderlyingSink(
-  stream: WritableStreamInternal,
-  c: WritableControllerInternal,
+  c: WritableStreamInternal,
   highWaterMark: number,
   sizeAlgorithm: SizeAlgorithm | undefined,
 ): void {
-  const start = c.startFn;
-  c.startFn = undefined;
+  const start = convertedStart;
+  convertedStart = undefined;
   SetUpWritableStreamDefaultController(
-    stream,
     c,
     start === undefined ? undefined : makeStartAlgorithm(start, c.sink, c),
     c,
@@ -68,16 +69,16 @@ export function SetUpWritableStreamDefaultControllerFromUnderlyingSink(
 }
 
 // Its own function: a closure in the caller would cost every stream a context, start() or not.
-function makeStartAlgorithm(start: Function, sink: unknown, c: WritableControllerInternal): () => unknown {
+function makeStartAlgorithm(start: Function, sink: unknown, c: WritableStreamInternal): () => unknown {
   return () => ReflectApply(start, sink, [WritableControllerPublic(c)]);
 }
 
-let getWritableController: (x: unknown) => WritableControllerInternal;
+let getWritableController: (x: unknown) => WritableStreamInternal;
 const kCreate = Symbol();
 
 /** The controller handed to a WritableStream's underlying sink (§5.4). */
 export class WritableStreamDefaultController {
-  #c!: WritableControllerInternal;
+  #c!: WritableStreamInternal;
 
   /** Not constructible: controllers are created by WritableStream. */
   constructor(token: unknown = undefined) {
@@ -106,7 +107,7 @@ export class WritableStreamDefaultController {
   /** Errors the stream (if it is still writable). */
   error(e: unknown = undefined): void {
     const c = getWritableController(this);
-    if (c.stream.state !== WRITABLE) return;
+    if (c.state !== WRITABLE) return;
     WritableStreamDefaultControllerError(c, e);
   }
 }

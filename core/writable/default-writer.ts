@@ -71,7 +71,7 @@ function WritableStreamDefaultWriterGetDesiredSize(writer: WriterInternal): numb
   const state = stream.state;
   if (state === ERRORED || state === ERRORING) return null;
   if (state === CLOSED) return 0;
-  return WritableStreamDefaultControllerGetDesiredSize(stream.controller);
+  return WritableStreamDefaultControllerGetDesiredSize(stream);
 }
 
 /**

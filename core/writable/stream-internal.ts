@@ -17,6 +17,7 @@ import {
   type Deferred,
 } from "../shared/promise.ts";
 import { NativeAbortController, PromisePrototypeThen, PromiseReject, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
+import { queueJob } from "../shared/jobs.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { rangeError, typeError } from "../shared/webidl.ts";
 import type { SizeAlgorithm } from "../strategies/extract.ts";
@@ -76,90 +77,18 @@ export class WriterInternal {
 const CLOSE_SENTINEL = Symbol("close");
 
 /** Makes the public controller of `c` (registered by writable/default-controller.ts, which imports this module). */
-let createPublicController: (c: WritableControllerInternal) => object;
+let createPublicController: (c: WritableStreamInternal) => object;
 
 /** Registers the factory of public WritableStreamDefaultController objects. */
-export function registerWritableControllerFactory(create: (c: WritableControllerInternal) => object): void {
+export function registerWritableControllerFactory(create: (c: WritableStreamInternal) => object): void {
   createPublicController = create;
 }
 
 /** The public controller handed to the sink's callbacks, made on first use (FP-LAZY). */
-export function WritableControllerPublic(c: WritableControllerInternal): object {
+export function WritableControllerPublic(c: WritableStreamInternal): object {
   return c.pub ??= createPublicController(c);
 }
 
-/**
- * Internal state of a WritableStreamDefaultController (§5.4.2). For a stream made by `new WritableStream(sink)`
- * it also holds the converted UnderlyingSink members and is itself the sink algorithms object (`algorithms`
- * is the controller): one object per stream instead of a controller and an algorithms object.
- */
-export class WritableControllerInternal implements SinkAlgorithms {
-  stream!: WritableStreamInternal;
-  queue: RingQueue<unknown> = new RingQueue();
-  sizes: RingQueue<number> | undefined = undefined;
-  queueTotalSize = 0;
-  started = false;
-  strategyHWM = 1;
-  strategySizeAlgorithm: SizeAlgorithm | undefined = undefined;
-  hasSizeAlgorithm = false;
-  algorithms: SinkAlgorithms | undefined = undefined;
-  abortController: AbortController | undefined = undefined;
-  abortReason: unknown = undefined;
-  aborted = false;
-  pub: object | undefined = undefined;
-  onWriteFulfilled: (() => void) | undefined = undefined;
-  onWriteRejected: ((e: unknown) => void) | undefined = undefined;
-  /** The underlying sink and its converted members (SetUpWritableStreamDefaultControllerFromUnderlyingSink). */
-  sink: unknown = undefined;
-  abortFn: Function | undefined = undefined;
-  closeFn: Function | undefined = undefined;
-  startFn: Function | undefined = undefined;
-  writeFn: Function | undefined = undefined;
-  writeArgs: unknown[] | undefined = undefined;
-
-  /** The sink's write algorithm: calls `write(chunk, controller)`. */
-  write(chunk: unknown): AlgorithmResult {
-    const fn = this.writeFn;
-    if (fn === undefined) return undefined;
-    const pub = this.pub ??= createPublicController(this);
-    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback2(fn, this.sink, chunk, pub);
-    const args = this.writeArgs ??= [undefined, pub];
-    args[0] = chunk;
-    const result = invokePromiseCallback(fn, this.sink, args);
-    args[0] = undefined;
-    return result;
-  }
-
-  /** The sink's close algorithm: calls `close()`. */
-  close(): AlgorithmResult {
-    const fn = this.closeFn;
-    return fn === undefined ? undefined : invokePromiseCallback(fn, this.sink, []);
-  }
-
-  /** The sink's abort algorithm: calls `abort(reason)`. */
-  abort(reason: unknown): AlgorithmResult {
-    const fn = this.abortFn;
-    return fn === undefined ? undefined : invokePromiseCallback(fn, this.sink, [reason]);
-  }
-
-  /** The controller's AbortSignal, created on first use (FP-LAZY). */
-  get signal(): AbortSignal {
-    let ac = this.abortController;
-    if (ac === undefined) {
-      ac = this.abortController = new NativeAbortController();
-      if (this.aborted) ReflectApply(abortFn, ac, [this.abortReason]);
-    }
-    return ReflectApply(signalGetter, ac, []) as AbortSignal;
-  }
-
-  signalAbort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.abortReason = reason;
-    const ac = this.abortController;
-    if (ac !== undefined) ReflectApply(abortFn, ac, [reason]);
-  }
-}
 // Captured at load: script may patch AbortController.prototype later.
 const abortFn = NativeAbortController.prototype.abort;
 const signalGetter = Object.getOwnPropertyDescriptor(NativeAbortController.prototype, "signal")!.get!;
@@ -180,16 +109,41 @@ export interface DirectWriteGate {
   writeIdentity(chunk: unknown, request: WriteRequest): boolean;
 }
 
-/** Internal state of a WritableStream (§5.2.2). */
-export class WritableStreamInternal {
+/**
+ * Slots of a writable stream that most streams never use, made on first use (FP-LAZY): the pending abort request,
+ * the controller's abort state and AbortController, the reaction to a sink write() that rejects, Bun's reused
+ * write() argument list, and a size() strategy's algorithm and chunk sizes.
+ */
+export class WritableStreamExtras {
+  pendingAbortRequest: PendingAbortRequest | undefined = undefined;
+  abortController: AbortController | undefined = undefined;
+  abortReason: unknown = undefined;
+  aborted = false;
+  onWriteRejected: ((e: unknown) => void) | undefined = undefined;
+  writeArgs: unknown[] | undefined = undefined;
+  /** [[strategySizeAlgorithm]] when the strategy has a size() (undefined once cleared). */
+  strategySizeAlgorithm: SizeAlgorithm | undefined = undefined;
+  /** The sizes of the queued chunks, kept once a chunk was written with a size() strategy. */
+  sizes: RingQueue<number> | undefined = undefined;
+}
+
+/** The [[queue]] of every writable stream that has not queued anything yet (FP-LAZY); never pushed to. */
+const EMPTY_QUEUE: RingQueue<unknown> = new RingQueue();
+
+/**
+ * Internal state of a WritableStream (§5.2.2) and of its WritableStreamDefaultController (§5.4.2), in one
+ * object: the spec's `stream.[[controller]]` and `controller.[[stream]]` are the object itself. For a stream
+ * made by `new WritableStream(sink)` it also holds the converted UnderlyingSink members and is itself the sink
+ * algorithms object (`algorithms` is the stream): one object per stream instead of a stream, a controller and
+ * an algorithms object.
+ */
+export class WritableStreamInternal implements SinkAlgorithms {
   state: number = WRITABLE;
   storedError: unknown = undefined;
   writer: WriterInternal | undefined = undefined;
-  controller!: WritableControllerInternal;
   inFlightWriteRequest: WriteRequest | undefined = undefined;
   closeRequest: Deferred<undefined> | undefined = undefined;
   inFlightCloseRequest: Deferred<undefined> | undefined = undefined;
-  pendingAbortRequest: PendingAbortRequest | undefined = undefined;
   /** [[writeRequests]]; allocated on first push (FP-LAZY). */
   writeRequests: RingQueue<WriteRequest> | undefined = undefined;
   backpressure = false;
@@ -199,6 +153,74 @@ export class WritableStreamInternal {
   onWriteDone: (() => void) | undefined = undefined;
   /** The last pipe that wrote into this stream, for pipe-chain introspection (core/readable/pipe-chain.ts). */
   pipe: object | undefined = undefined;
+  ext: WritableStreamExtras | undefined = undefined;
+  // The controller's slots.
+  /** [[queue]]: EMPTY_QUEUE until something is queued (WritableStreamQueueForPush). */
+  queue: RingQueue<unknown> = EMPTY_QUEUE;
+  queueTotalSize = 0;
+  started = false;
+  strategyHWM = 1;
+  hasSizeAlgorithm = false;
+  algorithms: SinkAlgorithms | undefined = undefined;
+  pub: object | undefined = undefined;
+  onWriteFulfilled: (() => void) | undefined = undefined;
+  /** The underlying sink and its converted members (SetUpWritableStreamDefaultControllerFromUnderlyingSink). */
+  sink: unknown = undefined;
+  abortFn: Function | undefined = undefined;
+  closeFn: Function | undefined = undefined;
+  writeFn: Function | undefined = undefined;
+
+  /** The sink's write algorithm: calls `write(chunk, controller)`. */
+  write(chunk: unknown): AlgorithmResult {
+    const fn = this.writeFn;
+    if (fn === undefined) return undefined;
+    const pub = this.pub ??= createPublicController(this);
+    if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback2(fn, this.sink, chunk, pub);
+    const ext = this.ext ??= new WritableStreamExtras();
+    const args = ext.writeArgs ??= [undefined, pub];
+    args[0] = chunk;
+    const result = invokePromiseCallback(fn, this.sink, args);
+    args[0] = undefined;
+    return result;
+  }
+
+  /** The sink's close algorithm: calls `close()`. */
+  close(): AlgorithmResult {
+    const fn = this.closeFn;
+    return fn === undefined ? undefined : invokePromiseCallback(fn, this.sink, []);
+  }
+
+  /** The sink's abort algorithm: calls `abort(reason)`. */
+  abort(reason: unknown): AlgorithmResult {
+    const fn = this.abortFn;
+    return fn === undefined ? undefined : invokePromiseCallback(fn, this.sink, [reason]);
+  }
+
+  /** The controller's AbortSignal, created on first use (FP-LAZY). */
+  get signal(): AbortSignal {
+    const ext = this.ext ??= new WritableStreamExtras();
+    let ac = ext.abortController;
+    if (ac === undefined) {
+      ac = ext.abortController = new NativeAbortController();
+      if (ext.aborted) ReflectApply(abortFn, ac, [ext.abortReason]);
+    }
+    return ReflectApply(signalGetter, ac, []) as AbortSignal;
+  }
+
+  signalAbort(reason: unknown): void {
+    const ext = this.ext ??= new WritableStreamExtras();
+    if (ext.aborted) return;
+    ext.aborted = true;
+    ext.abortReason = reason;
+    const ac = ext.abortController;
+    if (ac !== undefined) ReflectApply(abortFn, ac, [reason]);
+  }
+}
+
+/** The [[queue]] of `c`, to push to: made by the first push (FP-LAZY). */
+function WritableStreamQueueForPush(c: WritableStreamInternal): RingQueue<unknown> {
+  const queue = c.queue;
+  return queue !== EMPTY_QUEUE ? queue : (c.queue = new RingQueue());
 }
 
 export function IsWritableStreamLocked(stream: WritableStreamInternal): boolean {
@@ -208,17 +230,18 @@ export function IsWritableStreamLocked(stream: WritableStreamInternal): boolean 
 /** WritableStreamAbort(stream, reason). */
 export function WritableStreamAbort(stream: WritableStreamInternal, reason: unknown): Promise<undefined> {
   if (stream.state === CLOSED || stream.state === ERRORED) return PromiseResolve(undefined);
-  stream.controller.signalAbort(reason);
+  stream.signalAbort(reason);
   const state = stream.state;
   if (state === CLOSED || state === ERRORED) return PromiseResolve(undefined);
-  if (stream.pendingAbortRequest !== undefined) return stream.pendingAbortRequest.deferred.promise;
+  const pending = stream.ext?.pendingAbortRequest;
+  if (pending !== undefined) return pending.deferred.promise;
   let wasAlreadyErroring = false;
   if (state === ERRORING) {
     wasAlreadyErroring = true;
     reason = undefined;
   }
   const deferred = newDeferred<undefined>();
-  stream.pendingAbortRequest = { deferred, reason, wasAlreadyErroring };
+  (stream.ext ??= new WritableStreamExtras()).pendingAbortRequest = { deferred, reason, wasAlreadyErroring };
   if (!wasAlreadyErroring) WritableStreamStartErroring(stream, reason);
   return deferred.promise;
 }
@@ -233,7 +256,7 @@ export function WritableStreamClose(stream: WritableStreamInternal): Promise<und
   stream.closeRequest = deferred;
   const writer = stream.writer;
   if (writer !== undefined && stream.backpressure && state === WRITABLE) resolveReady(writer);
-  WritableStreamDefaultControllerClose(stream.controller);
+  WritableStreamDefaultControllerClose(stream);
   return deferred.promise;
 }
 
@@ -257,20 +280,20 @@ export function WritableStreamDealWithRejection(stream: WritableStreamInternal, 
 
 /** WritableStreamStartErroring(stream, reason). */
 export function WritableStreamStartErroring(stream: WritableStreamInternal, reason: unknown): void {
-  const controller = stream.controller;
   stream.state = ERRORING;
   stream.storedError = reason;
   const writer = stream.writer;
   if (writer !== undefined) WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer, reason);
-  if (!WritableStreamHasOperationMarkedInFlight(stream) && controller.started) WritableStreamFinishErroring(stream);
+  if (!WritableStreamHasOperationMarkedInFlight(stream) && stream.started) WritableStreamFinishErroring(stream);
 }
 
 /** WritableStreamFinishErroring(stream). */
 export function WritableStreamFinishErroring(stream: WritableStreamInternal): void {
   stream.state = ERRORED;
-  const controller = stream.controller;
+  const controller = stream;
   controller.queue.clear(); // [[ErrorSteps]]: ResetQueue
-  controller.sizes?.clear();
+  const ext = stream.ext;
+  ext?.sizes?.clear();
   controller.queueTotalSize = 0;
   const storedError = stream.storedError;
   const requests = stream.writeRequests;
@@ -278,12 +301,12 @@ export function WritableStreamFinishErroring(stream: WritableStreamInternal): vo
     stream.writeRequests = undefined;
     while (requests.size > 0) requests.shift().reject(storedError);
   }
-  const abortRequest = stream.pendingAbortRequest;
+  const abortRequest = ext?.pendingAbortRequest;
   if (abortRequest === undefined) {
     WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream);
     return;
   }
-  stream.pendingAbortRequest = undefined;
+  ext!.pendingAbortRequest = undefined;
   if (abortRequest.wasAlreadyErroring) {
     abortRequest.deferred.reject(storedError);
     WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream);
@@ -326,9 +349,11 @@ function WritableStreamFinishInFlightClose(stream: WritableStreamInternal): void
   stream.inFlightCloseRequest = undefined;
   if (stream.state === ERRORING) {
     stream.storedError = undefined;
-    if (stream.pendingAbortRequest !== undefined) {
-      stream.pendingAbortRequest.deferred.resolve(undefined);
-      stream.pendingAbortRequest = undefined;
+    const ext = stream.ext;
+    const abortRequest = ext?.pendingAbortRequest;
+    if (abortRequest !== undefined) {
+      abortRequest.deferred.resolve(undefined);
+      ext!.pendingAbortRequest = undefined;
     }
   }
   stream.state = CLOSED;
@@ -340,9 +365,11 @@ function WritableStreamFinishInFlightClose(stream: WritableStreamInternal): void
 function WritableStreamFinishInFlightCloseWithError(stream: WritableStreamInternal, error: unknown): void {
   stream.inFlightCloseRequest!.reject(error);
   stream.inFlightCloseRequest = undefined;
-  if (stream.pendingAbortRequest !== undefined) {
-    stream.pendingAbortRequest.deferred.reject(error);
-    stream.pendingAbortRequest = undefined;
+  const ext = stream.ext;
+  const abortRequest = ext?.pendingAbortRequest;
+  if (abortRequest !== undefined) {
+    abortRequest.deferred.reject(error);
+    ext!.pendingAbortRequest = undefined;
   }
   WritableStreamDealWithRejection(stream, error);
 }
@@ -405,39 +432,40 @@ export function WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer: W
 // ---- controller operations (§5.5.4) ----
 
 /** WritableStreamDefaultControllerClearAlgorithms(controller). */
-export function WritableStreamDefaultControllerClearAlgorithms(c: WritableControllerInternal): void {
+export function WritableStreamDefaultControllerClearAlgorithms(c: WritableStreamInternal): void {
   c.algorithms = undefined;
-  c.strategySizeAlgorithm = undefined;
   // The sink's members, which the controller holds as its own algorithms: released as the algorithms are.
-  c.sink = c.writeFn = c.closeFn = c.abortFn = c.writeArgs = undefined;
+  c.sink = c.writeFn = c.closeFn = c.abortFn = undefined;
+  const ext = c.ext;
+  if (ext !== undefined) ext.strategySizeAlgorithm = ext.writeArgs = undefined;
 }
 
 /** WritableStreamDefaultControllerClose(controller). */
-function WritableStreamDefaultControllerClose(c: WritableControllerInternal): void {
-  c.queue.push(CLOSE_SENTINEL);
-  c.sizes?.push(0);
+function WritableStreamDefaultControllerClose(c: WritableStreamInternal): void {
+  WritableStreamQueueForPush(c).push(CLOSE_SENTINEL);
+  c.ext?.sizes?.push(0);
   WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
 }
 
 /** WritableStreamDefaultControllerError(controller, error). */
-export function WritableStreamDefaultControllerError(c: WritableControllerInternal, error: unknown): void {
+export function WritableStreamDefaultControllerError(c: WritableStreamInternal, error: unknown): void {
   WritableStreamDefaultControllerClearAlgorithms(c);
-  WritableStreamStartErroring(c.stream, error);
+  WritableStreamStartErroring(c, error);
 }
 
 /** WritableStreamDefaultControllerErrorIfNeeded(controller, error). */
-export function WritableStreamDefaultControllerErrorIfNeeded(c: WritableControllerInternal, error: unknown): void {
-  if (c.stream.state === WRITABLE) WritableStreamDefaultControllerError(c, error);
+export function WritableStreamDefaultControllerErrorIfNeeded(c: WritableStreamInternal, error: unknown): void {
+  if (c.state === WRITABLE) WritableStreamDefaultControllerError(c, error);
 }
 
 /** WritableStreamDefaultControllerGetBackpressure(controller). */
-function WritableStreamDefaultControllerGetBackpressure(c: WritableControllerInternal): boolean {
+function WritableStreamDefaultControllerGetBackpressure(c: WritableStreamInternal): boolean {
   return c.strategyHWM - c.queueTotalSize <= 0;
 }
 
 /** WritableStreamDefaultControllerGetChunkSize(controller, chunk). */
-export function WritableStreamDefaultControllerGetChunkSize(c: WritableControllerInternal, chunk: unknown): number {
-  const size = c.strategySizeAlgorithm;
+export function WritableStreamDefaultControllerGetChunkSize(c: WritableStreamInternal, chunk: unknown): number {
+  const size = c.ext?.strategySizeAlgorithm;
   if (size === undefined) return 1;
   try {
     return size(chunk);
@@ -448,37 +476,39 @@ export function WritableStreamDefaultControllerGetChunkSize(c: WritableControlle
 }
 
 /** WritableStreamDefaultControllerGetDesiredSize(controller). */
-export function WritableStreamDefaultControllerGetDesiredSize(c: WritableControllerInternal): number {
+export function WritableStreamDefaultControllerGetDesiredSize(c: WritableStreamInternal): number {
   return c.strategyHWM - c.queueTotalSize;
 }
 
-function DequeueValue(c: WritableControllerInternal): void {
+function DequeueValue(c: WritableStreamInternal): void {
   c.queue.shift();
-  if (c.sizes === undefined) {
+  const sizes = c.ext?.sizes;
+  if (sizes === undefined) {
     c.queueTotalSize--;
   } else {
-    c.queueTotalSize -= c.sizes.shift();
+    c.queueTotalSize -= sizes.shift();
     if (c.queueTotalSize < 0) c.queueTotalSize = 0;
   }
 }
 
 /** WritableStreamDefaultControllerWrite(controller, chunk, chunkSize). */
-export function WritableStreamDefaultControllerWrite(c: WritableControllerInternal, chunk: unknown, chunkSize: number): void {
+export function WritableStreamDefaultControllerWrite(c: WritableStreamInternal, chunk: unknown, chunkSize: number): void {
   if (c.hasSizeAlgorithm) {
     if (!(chunkSize >= 0) || chunkSize === Infinity) {
       WritableStreamDefaultControllerErrorIfNeeded(c, rangeError("The chunk size must be a finite, non-negative number"));
       return;
     }
-    let sizes = c.sizes;
+    const ext = c.ext ??= new WritableStreamExtras();
+    let sizes = ext.sizes;
     if (sizes === undefined) {
-      sizes = c.sizes = new RingQueue();
+      sizes = ext.sizes = new RingQueue();
       for (let i = 0; i < c.queue.size; i++) sizes.push(c.queue.at(i) === CLOSE_SENTINEL ? 0 : 1);
     }
     sizes.push(chunkSize);
   }
-  c.queue.push(chunk);
+  WritableStreamQueueForPush(c).push(chunk);
   c.queueTotalSize += chunkSize;
-  const stream = c.stream;
+  const stream = c;
   if (!WritableStreamCloseQueuedOrInFlight(stream) && stream.state === WRITABLE) {
     WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
   }
@@ -486,8 +516,8 @@ export function WritableStreamDefaultControllerWrite(c: WritableControllerIntern
 }
 
 /** WritableStreamDefaultControllerAdvanceQueueIfNeeded(controller). */
-export function WritableStreamDefaultControllerAdvanceQueueIfNeeded(c: WritableControllerInternal): void {
-  const stream = c.stream;
+export function WritableStreamDefaultControllerAdvanceQueueIfNeeded(c: WritableStreamInternal): void {
+  const stream = c;
   if (!c.started) return;
   if (stream.inFlightWriteRequest !== undefined) return;
   if (stream.state === ERRORING) {
@@ -501,12 +531,12 @@ export function WritableStreamDefaultControllerAdvanceQueueIfNeeded(c: WritableC
 }
 
 /** WritableStreamDefaultControllerProcessClose(controller). */
-function WritableStreamDefaultControllerProcessClose(c: WritableControllerInternal): void {
-  const stream = c.stream;
+function WritableStreamDefaultControllerProcessClose(c: WritableStreamInternal): void {
+  const stream = c;
   stream.inFlightCloseRequest = stream.closeRequest;
   stream.closeRequest = undefined;
   c.queue.shift(); // the close sentinel has size 0
-  if (c.sizes !== undefined) c.sizes.shift();
+  c.ext?.sizes?.shift();
   const result = c.algorithms!.close();
   WritableStreamDefaultControllerClearAlgorithms(c);
   uponAlgorithm(
@@ -517,15 +547,15 @@ function WritableStreamDefaultControllerProcessClose(c: WritableControllerIntern
 }
 
 /** WritableStreamDefaultControllerProcessWrite(controller, chunk). */
-function WritableStreamDefaultControllerProcessWrite(c: WritableControllerInternal, chunk: unknown): void {
-  const stream = c.stream;
+function WritableStreamDefaultControllerProcessWrite(c: WritableStreamInternal, chunk: unknown): void {
+  const stream = c;
   stream.inFlightWriteRequest = stream.writeRequests!.shift();
   WritableStreamDefaultControllerProcessWriteSteps(c, stream, chunk);
 }
 
 /** WritableStreamDefaultControllerProcessWrite from step 2 (the write request is in flight). */
 function WritableStreamDefaultControllerProcessWriteSteps(
-  c: WritableControllerInternal,
+  c: WritableStreamInternal,
   stream: WritableStreamInternal,
   chunk: unknown,
 ): void {
@@ -536,11 +566,21 @@ function WritableStreamDefaultControllerProcessWriteSteps(
     (c.onWriteFulfilled ??= makeWriteFulfilled(c))();
     return;
   }
-  uponAlgorithm(
-    result,
-    c.onWriteFulfilled ??= makeWriteFulfilled(c),
-    c.onWriteRejected ??= makeWriteRejected(c),
-  );
+  WritableStreamUponWrite(c, result);
+}
+
+/**
+ * "Upon fulfillment / rejection" of a sink write's result (FP-SYNC-ALGO for undefined). The two reactions are
+ * made once per stream, each when first needed (the rejection one in the extras).
+ */
+function WritableStreamUponWrite(c: WritableStreamInternal, result: AlgorithmResult): void {
+  const onFulfilled = c.onWriteFulfilled ??= makeWriteFulfilled(c);
+  if (result === undefined) {
+    queueMicrotask(onFulfilled);
+    return;
+  }
+  const ext = c.ext ??= new WritableStreamExtras();
+  PromisePrototypeThen(result, onFulfilled, ext.onWriteRejected ??= makeWriteRejected(c));
 }
 
 /** What this module reads of the pipe (readable/pipe-to.ts) recorded in `pipe`. */
@@ -548,16 +588,16 @@ interface PipeState {
   readonly active: boolean;
 }
 
-function makeWriteRejected(c: WritableControllerInternal): (reason: unknown) => void {
+function makeWriteRejected(c: WritableStreamInternal): (reason: unknown) => void {
   return (reason: unknown) => {
-    if (c.stream.state === WRITABLE) WritableStreamDefaultControllerClearAlgorithms(c);
-    WritableStreamFinishInFlightWriteWithError(c.stream, reason);
+    if (c.state === WRITABLE) WritableStreamDefaultControllerClearAlgorithms(c);
+    WritableStreamFinishInFlightWriteWithError(c, reason);
   };
 }
 
-function makeWriteFulfilled(c: WritableControllerInternal): () => void {
+function makeWriteFulfilled(c: WritableStreamInternal): () => void {
   return () => {
-    const stream = c.stream;
+    const stream = c;
     WritableStreamFinishInFlightWrite(stream);
     DequeueValue(c);
     if (!WritableStreamCloseQueuedOrInFlight(stream) && stream.state === WRITABLE) {
@@ -574,49 +614,48 @@ function makeWriteFulfilled(c: WritableControllerInternal): () => void {
 
 /** SetUpWritableStreamDefaultController(...). `startAlgorithm` may throw. */
 export function SetUpWritableStreamDefaultController(
-  stream: WritableStreamInternal,
-  c: WritableControllerInternal,
+  c: WritableStreamInternal,
   startAlgorithm: (() => unknown) | undefined,
   algorithms: SinkAlgorithms,
   highWaterMark: number,
   sizeAlgorithm: SizeAlgorithm | undefined,
 ): void {
-  c.stream = stream;
-  stream.controller = c;
-  c.strategySizeAlgorithm = sizeAlgorithm;
-  c.hasSizeAlgorithm = sizeAlgorithm !== undefined;
+  if (sizeAlgorithm !== undefined) {
+    (c.ext ??= new WritableStreamExtras()).strategySizeAlgorithm = sizeAlgorithm;
+    c.hasSizeAlgorithm = true;
+  }
   c.strategyHWM = highWaterMark;
   c.algorithms = algorithms;
-  WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
+  WritableStreamUpdateBackpressure(c, WritableStreamDefaultControllerGetBackpressure(c));
   if (startAlgorithm === EXTERNAL_START) return; // the caller reacts to the start (TransformStream)
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
   // Reactions made by helpers: closures here would cost a context even when unused.
-  if (startResult === undefined) queueMicrotask(makeStarted(c)); // FP-SYNC-ALGO
+  if (startResult === undefined) queueJob(WritableStreamDefaultControllerStarted, c); // FP-SYNC-ALGO, a shared job
   else PromisePrototypeThen(promiseResolvedWith(startResult), makeStarted(c), makeStartFailed(c));
 }
 
 /** The reaction to a start algorithm's promise, for callers that passed EXTERNAL_START. */
-export function WritableStreamDefaultControllerUponStart(c: WritableControllerInternal, startPromise: Promise<unknown>): void {
+export function WritableStreamDefaultControllerUponStart(c: WritableStreamInternal, startPromise: Promise<unknown>): void {
   PromisePrototypeThen(startPromise, makeStarted(c), makeStartFailed(c));
 }
 
 /** The steps upon fulfillment of the start promise, for callers that passed EXTERNAL_START. */
-export function WritableStreamDefaultControllerStarted(c: WritableControllerInternal): void {
+export function WritableStreamDefaultControllerStarted(c: WritableStreamInternal): void {
   c.started = true;
   WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
 }
 
-function makeStarted(c: WritableControllerInternal): () => void {
+function makeStarted(c: WritableStreamInternal): () => void {
   return () => {
     c.started = true;
     WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
   };
 }
 
-function makeStartFailed(c: WritableControllerInternal): (r: unknown) => void {
+function makeStartFailed(c: WritableStreamInternal): (r: unknown) => void {
   return (r: unknown) => {
     c.started = true;
-    WritableStreamDealWithRejection(c.stream, r);
+    WritableStreamDealWithRejection(c, r);
   };
 }
 
@@ -627,7 +666,7 @@ export function WritableStreamDefaultWriterWriteInternal(
   request: WriteRequest,
 ): void {
   const stream = writer.stream!;
-  const c = stream.controller;
+  const c = stream;
   if (
     stream.state === WRITABLE && c.started && !c.hasSizeAlgorithm && stream.inFlightWriteRequest === undefined &&
     c.queue.size === 0 && stream.closeRequest === undefined && stream.inFlightCloseRequest === undefined
@@ -635,7 +674,7 @@ export function WritableStreamDefaultWriterWriteInternal(
     // FP-WRITE-IDLE: the write of a chunk into an idle stream, whose request the spec appends to
     // [[writeRequests]] and AdvanceQueueIfNeeded takes out again at once (nothing runs in between: backpressure
     // can only be raised, which settles nothing): the request goes straight in flight, the checks are made once.
-    c.queue.push(chunk);
+    WritableStreamQueueForPush(c).push(chunk);
     c.queueTotalSize++;
     WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
     stream.inFlightWriteRequest = request;
@@ -653,7 +692,7 @@ function WritableStreamDefaultWriterWriteSized(
   chunkSize: number,
   request: WriteRequest,
 ): void {
-  const c = stream.controller;
+  const c = stream;
   if (stream !== writer.stream) {
     request.reject(typeError("The writer's lock was released while writing"));
     return;
@@ -687,7 +726,7 @@ function WritableStreamWriteDirectSized(
   request: WriteRequest,
   writer: WriterInternal,
 ): number {
-  const c = stream.controller;
+  const c = stream;
   const gate = stream.gate;
   if (gate !== undefined && gate.backpressure) return DIRECT_BUSY; // queued as the spec queues it, not held
   const chunkSize = WritableStreamDefaultControllerGetChunkSize(c, chunk);
@@ -732,7 +771,7 @@ export function WritableStreamWriteDirect(
   request: WriteRequest,
   writer: WriterInternal,
 ): number {
-  const c = stream.controller;
+  const c = stream;
   if (stream.inFlightWriteRequest !== undefined || c.queue.size !== 0) {
     const idle = stream.state === WRITABLE && c.started && !c.hasSizeAlgorithm && stream.closeRequest === undefined;
     return idle ? DIRECT_WAIT : DIRECT_BUSY;
@@ -762,7 +801,7 @@ function WritableStreamWriteDirectNow(
   chunkSize: number | undefined,
   request: WriteRequest,
 ): number {
-  const c = stream.controller;
+  const c = stream;
   stream.inFlightWriteRequest = request;
   // The chunk joins [[queue]] only if the write does not complete synchronously: nothing reads the queue of a
   // writable whose writer is the pipe's while its one write is in flight (erroring waits for the write).
@@ -775,27 +814,23 @@ function WritableStreamWriteDirectNow(
     if (stream.state !== WRITABLE || c.queue.size !== 0) WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
     return DIRECT_OK;
   }
-  c.queue.push(chunk);
+  WritableStreamQueueForPush(c).push(chunk);
   if (chunkSize === undefined) {
     c.queueTotalSize++;
   } else {
-    (c.sizes ??= new RingQueue()).push(chunkSize);
+    ((c.ext ??= new WritableStreamExtras()).sizes ??= new RingQueue()).push(chunkSize);
     c.queueTotalSize += chunkSize;
   }
   if (stream.closeRequest === undefined && stream.state === WRITABLE) {
     WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
   }
-  uponAlgorithm(
-    result,
-    c.onWriteFulfilled ??= makeWriteFulfilled(c),
-    c.onWriteRejected ??= makeWriteRejected(c),
-  );
+  WritableStreamUponWrite(c, result);
   return DIRECT_PENDING;
 }
 
 /** Why WritableStreamWriteDirect would not hand a chunk to the sink now, in words (pipe-chain introspection). */
 export function WritableStreamDirectWriteObstacle(stream: WritableStreamInternal): string {
-  const c = stream.controller;
+  const c = stream;
   if (stream.state !== WRITABLE) return "the destination is erroring, errored or closed";
   if (!c.started) return "the destination's start() has not finished";
   if (stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined) return "the destination is closing";
@@ -814,6 +849,6 @@ export function WritableStreamDirectWriteObstacle(stream: WritableStreamInternal
 
 /** After DIRECT_WAIT: whether queueing one more chunk (of size 1: no size() here) leaves no desired size. */
 export function WritableStreamWriteWouldFill(stream: WritableStreamInternal): boolean {
-  const c = stream.controller;
+  const c = stream;
   return c.strategyHWM - c.queueTotalSize - 1 <= 0;
 }

@@ -37,11 +37,11 @@ export class WritableStream<W = any> {
       throw typeError("The underlying sink must be an object");
     }
     const strategyRecord = convertQueuingStrategy(strategy, "strategy");
-    const controller = convertUnderlyingSink(underlyingSink);
-    const stream = this.#s = new WritableStreamInternal();
+    const stream = convertUnderlyingSink(underlyingSink);
     const sizeAlgorithm = ExtractSizeAlgorithm(strategyRecord);
     const hwm = ExtractHighWaterMark(strategyRecord, 1);
-    SetUpWritableStreamDefaultControllerFromUnderlyingSink(stream, controller, hwm, sizeAlgorithm);
+    SetUpWritableStreamDefaultControllerFromUnderlyingSink(stream, hwm, sizeAlgorithm);
+    this.#s = stream;
   }
 
   static {

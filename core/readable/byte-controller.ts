@@ -34,6 +34,7 @@ import {
   ReflectApply,
 } from "../shared/primordials.ts";
 import { promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts";
+import { JobQueue } from "../shared/jobs.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { BeginPullTurn, EndPullTurn, HasPullTurnJobs, RunPullTurnJobs, type PullTurn } from "./pull-turn.ts";
 import { convertEnforceRangeULongLong, rangeError, typeError } from "../shared/webidl.ts";
@@ -55,7 +56,6 @@ import {
   PullReactionFunction,
   PullRejectedFunction,
   QueuePullReaction,
-  QueueStartReaction,
   ReadableStreamClearSourceAlgorithms,
   ReadableStreamExtras,
   type BEFORE_START as S_BEFORE_START,
@@ -214,18 +214,25 @@ export function ReadableByteStreamControllerCallPullIfNeeded(c: ByteControllerIn
   const result = c.algorithms!.pull();
   EndPullTurn(outer);
   if (result === undefined) {
-    QueuePullReaction(c, PullFulfilled); // FP-SYNC-ALGO
+    QueuePullReaction(c, pullJobs, makePullFulfilled); // FP-SYNC-ALGO
   } else {
     if (HasPullTurnJobs(c)) {
       const ext = c.ext!;
       queueMicrotask(ext.runTurnJobs ??= makeRunTurnJobs(c));
     }
-    PromisePrototypeThen(result, PullReactionFunction(c, PullFulfilled), PullRejectedFunction(c, ReadableByteStreamControllerError));
+    PromisePrototypeThen(result, PullReactionFunction(c, makePullFulfilled), PullRejectedFunction(c, ReadableByteStreamControllerError));
   }
 }
 
 function makeRunTurnJobs(c: ByteControllerInternal): () => void {
   return () => RunPullTurnJobs(c);
+}
+
+/** The start reactions and first pull reactions of byte controllers, as jobs (no closure per stream). */
+const pullJobs: JobQueue<ByteControllerInternal> = new JobQueue(() => PullFulfilled(pullJobs.shift()));
+
+function makePullFulfilled(c: ByteControllerInternal): () => void {
+  return () => PullFulfilled(c);
 }
 
 /** The reaction to the start algorithm's or a pull algorithm's fulfillment. */
@@ -730,11 +737,11 @@ export function SetUpReadableByteStreamController(
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
   // The start reaction is the controller's pull reaction (it sees `started` false).
   if (startResult === undefined) {
-    QueueStartReaction(c, PullFulfilled); // FP-SYNC-ALGO
+    pullJobs.queue(c); // FP-SYNC-ALGO
   } else {
     PromisePrototypeThen(
       promiseResolvedWith(startResult),
-      PullReactionFunction(c, PullFulfilled),
+      PullReactionFunction(c, makePullFulfilled),
       PullRejectedFunction(c, ReadableByteStreamControllerError),
     );
   }

@@ -10,6 +10,7 @@ import {
   ReflectApply,
 } from "../shared/primordials.ts";
 import { EXTERNAL_START, promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts";
+import { JobQueue } from "../shared/jobs.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { BeginPullTurn, EndPullTurn, HasPullTurnJobs, RunPullTurnJobs, type PullTurn } from "./pull-turn.ts";
 import { typeError } from "../shared/webidl.ts";
@@ -25,7 +26,6 @@ import {
   PullReactionFunction,
   PullRejectedFunction,
   QueuePullReaction,
-  QueueStartReaction,
   ReadableStreamClearSourceAlgorithms,
   ReadableStreamError,
   ReadableStreamExtras,
@@ -189,14 +189,21 @@ function makeRunTurnJobs(c: DefaultControllerInternal): () => void {
   return () => RunPullTurnJobs(c);
 }
 
-/** Queues the reaction to a synchronous pull() or start(). */
+/** The start reactions and first pull reactions of default controllers, as jobs (no closure per stream). */
+const pullJobs: JobQueue<DefaultControllerInternal> = new JobQueue(() => PullFulfilled(pullJobs.shift()));
+
+function makePullFulfilled(c: DefaultControllerInternal): () => void {
+  return () => PullFulfilled(c);
+}
+
+/** Queues the reaction to a synchronous pull(). */
 function QueuePullFulfilled(c: DefaultControllerInternal): void {
-  QueuePullReaction(c, PullFulfilled);
+  QueuePullReaction(c, pullJobs, makePullFulfilled);
 }
 
 /** The controller's pull reaction as a function (made once). */
 function PullFulfilledReaction(c: DefaultControllerInternal): () => void {
-  return PullReactionFunction(c, PullFulfilled);
+  return PullReactionFunction(c, makePullFulfilled);
 }
 
 /** The controller's reaction to a pull() or start() promise that rejects (made once, in its extras). */
@@ -332,7 +339,7 @@ export function SetUpReadableStreamDefaultController(
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
   // The start reaction is the controller's pull reaction (it sees `started` false).
   if (startResult === undefined) {
-    QueueStartReaction(c, PullFulfilled); // FP-SYNC-ALGO
+    pullJobs.queue(c); // FP-SYNC-ALGO
   } else {
     PromisePrototypeThen(promiseResolvedWith(startResult), PullFulfilledReaction(c), PullRejectedReaction(c));
   }

@@ -15,7 +15,7 @@ import {
   type AlgorithmResult,
 } from "../shared/promise.ts";
 import { PromisePrototypeThen, queueMicrotask } from "../shared/primordials.ts";
-import { queueJob } from "../shared/jobs.ts";
+import type { JobQueue } from "../shared/jobs.ts";
 import { RequestQueue, RingQueue } from "../shared/queue.ts";
 import type { PromiseReadRequest } from "./read-requests.ts";
 import type { SourceAlgorithms } from "./source-algorithms.ts";
@@ -205,33 +205,28 @@ export function ReadableStreamClearSourceAlgorithms(stream: ReadableStreamIntern
 /** Marks a controller whose first pull reaction went through the shared job queue (QueuePullReaction). */
 function PULLED_ONCE(): void {}
 
-/** Queues `reaction(c)`, a controller's reaction to its synchronous start() (FP-SYNC-ALGO), as a shared job. */
-export function QueueStartReaction<C extends ReadableStreamInternal>(c: C, reaction: (c: C) => void): void {
-  queueJob(reaction, c);
-}
-
 /**
- * Queues `reaction(c)`, a controller's reaction to its synchronous pull() (FP-SYNC-ALGO). The reaction to its
- * first pull is a job of the shared queue (core/shared/jobs.ts), as its start reaction is; from its second pull
- * on, a closure of its own, made then and kept: a stream pulled once, up to its high-water mark, and then left
- * idle keeps no closure, and a stream being read pays for one closure once.
+ * Queues a controller's reaction to its synchronous pull() (FP-SYNC-ALGO). The reaction to its first pull is a
+ * job of its controller class's JobQueue (core/shared/jobs.ts), as its start reaction is; from its second pull on,
+ * a closure of its own, made then by `make` and kept: a stream pulled once, up to its high-water mark, and then
+ * left idle keeps no closure, and a stream being read pays for one closure once.
  */
-export function QueuePullReaction<C extends ReadableStreamInternal>(c: C, reaction: (c: C) => void): void {
+export function QueuePullReaction<C extends ReadableStreamInternal>(c: C, jobs: JobQueue<C>, make: (c: C) => () => void): void {
   const own = c.onPullFulfilled;
   if (own !== undefined && own !== PULLED_ONCE) {
     queueMicrotask(own);
   } else if (own === undefined) {
     c.onPullFulfilled = PULLED_ONCE;
-    queueJob(reaction, c);
+    jobs.queue(c);
   } else {
-    queueMicrotask(c.onPullFulfilled = makeReaction(c, reaction));
+    queueMicrotask(c.onPullFulfilled = make(c));
   }
 }
 
-/** `reaction(c)` as a function of its own, to react to a promise with (made once per controller). */
-export function PullReactionFunction<C extends ReadableStreamInternal>(c: C, reaction: (c: C) => void): () => void {
+/** The controller's reaction closure (made by `make` once), to react to a promise with. */
+export function PullReactionFunction<C extends ReadableStreamInternal>(c: C, make: (c: C) => () => void): () => void {
   const own = c.onPullFulfilled;
-  return own !== undefined && own !== PULLED_ONCE ? own : (c.onPullFulfilled = makeReaction(c, reaction));
+  return own !== undefined && own !== PULLED_ONCE ? own : (c.onPullFulfilled = make(c));
 }
 
 /** `onRejected(c, e)` as a function, kept in the controller's extras (a pull() or start() that returned a promise). */
@@ -243,11 +238,7 @@ export function PullRejectedFunction<C extends ReadableStreamInternal>(
   return ext.onPullRejected ??= makeRejectedReaction(c, onRejected);
 }
 
-// Closures are made by these functions: one made inside the caller would cost it a context on every call.
-function makeReaction<C>(c: C, reaction: (c: C) => void): () => void {
-  return () => reaction(c);
-}
-
+// The closure is made by this function: one made inside the caller would cost it a context on every call.
 function makeRejectedReaction<C>(c: C, onRejected: (c: C, e: unknown) => void): (e: unknown) => void {
   return (e: unknown) => onRejected(c, e);
 }

@@ -17,7 +17,7 @@ import {
   type Deferred,
 } from "../shared/promise.ts";
 import { NativeAbortController, PromisePrototypeThen, PromiseReject, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
-import { queueJob } from "../shared/jobs.ts";
+import { JobQueue } from "../shared/jobs.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { rangeError, typeError } from "../shared/webidl.ts";
 import type { SizeAlgorithm } from "../strategies/extract.ts";
@@ -630,9 +630,12 @@ export function SetUpWritableStreamDefaultController(
   if (startAlgorithm === EXTERNAL_START) return; // the caller reacts to the start (TransformStream)
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
   // Reactions made by helpers: closures here would cost a context even when unused.
-  if (startResult === undefined) queueJob(WritableStreamDefaultControllerStarted, c); // FP-SYNC-ALGO, a shared job
+  if (startResult === undefined) startJobs.queue(c); // FP-SYNC-ALGO, a job of startJobs
   else PromisePrototypeThen(promiseResolvedWith(startResult), makeStarted(c), makeStartFailed(c));
 }
+
+/** The start reactions of writable streams whose start() returned synchronously, as jobs (no closure per stream). */
+const startJobs: JobQueue<WritableStreamInternal> = new JobQueue(() => WritableStreamDefaultControllerStarted(startJobs.shift()));
 
 /** The reaction to a start algorithm's promise, for callers that passed EXTERNAL_START. */
 export function WritableStreamDefaultControllerUponStart(c: WritableStreamInternal, startPromise: Promise<unknown>): void {

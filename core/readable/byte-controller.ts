@@ -38,7 +38,7 @@ import { JobQueue } from "../shared/jobs.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { BeginPullTurn, EndPullTurn, HasPullTurnJobs, RunPullTurnJobs, type PullTurn } from "./pull-turn.ts";
 import { convertEnforceRangeULongLong, rangeError, typeError } from "../shared/webidl.ts";
-import { makeStartAlgorithm, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
+import { makeStartAlgorithm, type SourceAlgorithms } from "./source-algorithms.ts";
 import {
   CLOSED,
   ERRORED,
@@ -748,22 +748,23 @@ export function SetUpReadableByteStreamController(
 }
 
 /**
- * SetUpReadableByteStreamControllerFromUnderlyingSource(underlyingSource, dict, highWaterMark), with the
+ * SetUpReadableByteStreamControllerFromUnderlyingSource(underlyingSource, ..., highWaterMark), with the
  * stream made here: it holds the source's converted members and is its own pull and cancel algorithms.
  */
 export function SetUpReadableByteStreamControllerFromUnderlyingSource(
   underlyingSource: unknown,
-  dict: UnderlyingSourceRecord,
+  cancelFn: Function | undefined,
+  pullFn: Function | undefined,
+  start: Function | undefined,
   highWaterMark: number,
+  autoAllocateChunkSize: number | undefined,
 ): ByteControllerInternal {
   const c = new ByteControllerInternal();
   const pub = c.pub = createByteController(c);
-  const autoAllocateChunkSize = dict.autoAllocateChunkSize;
   if (autoAllocateChunkSize === 0) throw typeError("autoAllocateChunkSize must be greater than 0");
-  const start = dict.startFn;
   c.source = underlyingSource;
-  c.pullFn = dict.pullFn;
-  c.cancelFn = dict.cancelFn;
+  c.pullFn = pullFn;
+  c.cancelFn = cancelFn;
   SetUpReadableByteStreamController(
     c,
     start === undefined ? undefined : makeStartAlgorithm(start, underlyingSource, pub),

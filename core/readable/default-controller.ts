@@ -15,7 +15,7 @@ import { RingQueue } from "../shared/queue.ts";
 import { BeginPullTurn, EndPullTurn, HasPullTurnJobs, RunPullTurnJobs, type PullTurn } from "./pull-turn.ts";
 import { typeError } from "../shared/webidl.ts";
 import { validateChunkSize, type SizeAlgorithm } from "../strategies/extract.ts";
-import { makeStartAlgorithm, NO_SOURCE_ALGORITHMS, PULL_PENDING, type SourceAlgorithms, type UnderlyingSourceRecord } from "./source-algorithms.ts";
+import { makeStartAlgorithm, NO_SOURCE_ALGORITHMS, PULL_PENDING, type SourceAlgorithms } from "./source-algorithms.ts";
 import {
   CLOSED,
   ERRORED,
@@ -362,14 +362,13 @@ export function ReadableStreamDefaultControllerStarted(c: DefaultControllerInter
  */
 export function SetUpReadableStreamDefaultControllerFromUnderlyingSource(
   underlyingSource: unknown,
-  dict: UnderlyingSourceRecord,
+  cancelFn: Function | undefined,
+  pullFn: Function | undefined,
+  start: Function | undefined,
   highWaterMark: number,
   sizeAlgorithm: SizeAlgorithm | undefined,
 ): DefaultControllerInternal {
   const c = new DefaultControllerInternal();
-  const start = dict.startFn;
-  const pullFn = dict.pullFn;
-  const cancelFn = dict.cancelFn;
   if (start === undefined && pullFn === undefined && cancelFn === undefined) {
     // No user callback can ever see the controller: skip the public object (FP-LAZY).
     SetUpReadableStreamDefaultController(c, undefined, NO_SOURCE_ALGORITHMS, highWaterMark, sizeAlgorithm);

@@ -41,29 +41,15 @@ import { ReadableStreamFromIterable } from "./from.ts";
 import { ReadableStreamPipeThroughTo, ReadableStreamPipeTo } from "./pipe-to.ts";
 import { isNativeReadableStream, isNativeWritableStream, isNativeWritableStreamLocked, ReadableStreamPipeToNative } from "./pipe-to-foreign.ts";
 import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
-import { EMPTY_SOURCE, type UnderlyingSourceRecord } from "./source-algorithms.ts";
 import { IsReadableStreamLocked, ReadableStreamCancel, type ReadableStreamInternal } from "./stream-internal.ts";
 import { ReadableStreamDefaultTee } from "./tee.ts";
 
-function convertUnderlyingSource(source: unknown): UnderlyingSourceRecord {
-  if (source === undefined) return EMPTY_SOURCE;
-  const s = source as Record<string, unknown>;
-  const aacs = s.autoAllocateChunkSize;
-  const autoAllocateChunkSize = aacs === undefined ? undefined : convertEnforceRangeULongLong(aacs, "autoAllocateChunkSize");
-  const cancel = s.cancel;
-  const cancelFn = cancel === undefined ? undefined : convertCallback(cancel, "underlyingSource.cancel");
-  const pull = s.pull;
-  const pullFn = pull === undefined ? undefined : convertCallback(pull, "underlyingSource.pull");
-  const start = s.start;
-  const startFn = start === undefined ? undefined : convertCallback(start, "underlyingSource.start");
-  const t = s.type;
-  let type: "bytes" | undefined;
-  if (t !== undefined) {
-    const str = convertDOMString(t);
-    if (str !== "bytes") throw typeError(`'${str}' is not a valid ReadableStreamType; the only valid type is 'bytes'`);
-    type = "bytes";
-  }
-  return { autoAllocateChunkSize, cancelFn, pullFn, startFn, type };
+/** Converts the `type` member of an UnderlyingSource: true for "bytes", false when undefined. */
+function convertReadableStreamType(t: unknown): boolean {
+  if (t === undefined) return false;
+  const str = convertDOMString(t);
+  if (str !== "bytes") throw typeError(`'${str}' is not a valid ReadableStreamType; the only valid type is 'bytes'`);
+  return true;
 }
 
 function convertPipeOptions(options: unknown): { preventAbort: boolean; preventCancel: boolean; preventClose: boolean; signal: AbortSignal | undefined } {
@@ -109,15 +95,32 @@ export class ReadableStream<R = any> {
       throw typeError("The underlying source must be an object");
     }
     const strategyRecord = convertQueuingStrategy(strategy, "strategy");
-    const dict = convertUnderlyingSource(underlyingSource);
-    if (dict.type === "bytes") {
+    // The UnderlyingSource dictionary, members read in lexicographic order (into locals: no record per stream).
+    let autoAllocateChunkSize: number | undefined;
+    let cancelFn: Function | undefined;
+    let pullFn: Function | undefined;
+    let startFn: Function | undefined;
+    let bytes = false;
+    if (underlyingSource !== undefined) {
+      const s = underlyingSource as Record<string, unknown>;
+      const aacs = s.autoAllocateChunkSize;
+      if (aacs !== undefined) autoAllocateChunkSize = convertEnforceRangeULongLong(aacs, "autoAllocateChunkSize");
+      const cancel = s.cancel;
+      if (cancel !== undefined) cancelFn = convertCallback(cancel, "underlyingSource.cancel");
+      const pull = s.pull;
+      if (pull !== undefined) pullFn = convertCallback(pull, "underlyingSource.pull");
+      const start = s.start;
+      if (start !== undefined) startFn = convertCallback(start, "underlyingSource.start");
+      bytes = convertReadableStreamType(s.type);
+    }
+    if (bytes) {
       if (strategyRecord.size !== undefined) throw rangeError("The strategy for a byte stream cannot have a size function");
       const hwm = ExtractHighWaterMark(strategyRecord, 0);
-      this.#s = SetUpReadableByteStreamControllerFromUnderlyingSource(underlyingSource, dict, hwm);
+      this.#s = SetUpReadableByteStreamControllerFromUnderlyingSource(underlyingSource, cancelFn, pullFn, startFn, hwm, autoAllocateChunkSize);
     } else {
       const sizeAlgorithm = ExtractSizeAlgorithm(strategyRecord);
       const hwm = ExtractHighWaterMark(strategyRecord, 1);
-      this.#s = SetUpReadableStreamDefaultControllerFromUnderlyingSource(underlyingSource, dict, hwm, sizeAlgorithm);
+      this.#s = SetUpReadableStreamDefaultControllerFromUnderlyingSource(underlyingSource, cancelFn, pullFn, startFn, hwm, sizeAlgorithm);
     }
   }
 

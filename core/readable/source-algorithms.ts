@@ -21,28 +21,10 @@ export interface SourceAlgorithms {
   cancel(reason: unknown): AlgorithmResult;
 }
 
-/** The converted members of an UnderlyingSource dictionary (read once, then copied into the stream). */
-export interface UnderlyingSourceRecord {
-  readonly autoAllocateChunkSize: number | undefined;
-  readonly cancelFn: Function | undefined;
-  readonly pullFn: Function | undefined;
-  readonly startFn: Function | undefined;
-  readonly type: "bytes" | undefined;
-}
-
 /** The algorithms of a source with neither pull nor cancel: shared by all such streams. */
 export const NO_SOURCE_ALGORITHMS: SourceAlgorithms = {
   pull: (): AlgorithmResult => undefined,
   cancel: (): AlgorithmResult => undefined,
-};
-
-/** The converted form of a missing underlying source. */
-export const EMPTY_SOURCE: UnderlyingSourceRecord = {
-  autoAllocateChunkSize: undefined,
-  cancelFn: undefined,
-  pullFn: undefined,
-  startFn: undefined,
-  type: undefined,
 };
 
 /** A start algorithm calling `start` (its own function: a closure in the caller costs a context without start()). */

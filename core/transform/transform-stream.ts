@@ -44,15 +44,12 @@ import { wrapWritableStream, type WritableStream } from "../writable/writable-st
 // A pull state of ReadableStreamInternal, declared here again (see readable/default-controller.ts).
 const PULLING_AGAIN: typeof S_PULLING_AGAIN = 3;
 
-interface TransformerRecord {
-  cancel: Function | undefined;
-  flush: Function | undefined;
-  start: Function | undefined;
-  transform: Function | undefined;
-}
-
-function convertTransformer(t: unknown): TransformerRecord {
-  if (t === undefined) return { cancel: undefined, flush: undefined, start: undefined, transform: undefined };
+/**
+ * Converts a Transformer dictionary (members read in lexicographic order) into the stream's controller slots;
+ * returns its `start` member (no record per stream).
+ */
+function convertTransformer(t: unknown, c: TransformStreamInternal): Function | undefined {
+  if (t === undefined) return undefined;
   const o = t as Record<string, unknown>;
   const cancel = o.cancel;
   const cancelFn = cancel === undefined ? undefined : convertCallback(cancel, "transformer.cancel");
@@ -66,7 +63,10 @@ function convertTransformer(t: unknown): TransformerRecord {
   const writableType = o.writableType;
   if (readableType !== undefined) throw rangeError("Invalid readableType specified");
   if (writableType !== undefined) throw rangeError("Invalid writableType specified");
-  return { cancel: cancelFn, flush: flushFn, start: startFn, transform: transformFn };
+  c.cancelFn = cancelFn;
+  c.flushFn = flushFn;
+  c.transformFn = transformFn;
+  return startFn;
 }
 
 /**
@@ -531,23 +531,20 @@ export class TransformStream<I = any, O = any> {
     if (transformer !== undefined && !isObject(transformer)) throw typeError("The transformer must be an object");
     const writableRecord = convertQueuingStrategy(writableStrategy, "writableStrategy");
     const readableRecord = convertQueuingStrategy(readableStrategy, "readableStrategy");
-    const dict = convertTransformer(transformer);
+    const stream = new TransformStreamInternal();
+    const start = convertTransformer(transformer, stream);
     const readableHighWaterMark = ExtractHighWaterMark(readableRecord, 0);
     const readableSizeAlgorithm = ExtractSizeAlgorithm(readableRecord);
     const writableHighWaterMark = ExtractHighWaterMark(writableRecord, 1);
     const writableSizeAlgorithm = ExtractSizeAlgorithm(writableRecord);
-    const start = dict.start;
     // Without start(), startPromise is resolved with undefined before anything can react to it (FP-TS-START).
     const startPromise = start === undefined ? undefined : newDeferred<unknown>();
-    const stream = this.#t = new TransformStreamInternal();
+    this.#t = stream;
     InitializeTransformStream(stream, startPromise?.promise, writableHighWaterMark, writableSizeAlgorithm, readableHighWaterMark, readableSizeAlgorithm);
     // SetUpTransformStreamDefaultControllerFromTransformer
     const c = stream;
     c.pub = createController(c);
     c.transformer = transformer;
-    c.transformFn = dict.transform;
-    c.flushFn = dict.flush;
-    c.cancelFn = dict.cancel;
     this.#readable = wrapReadableStream<O>(stream.readable);
     this.#writable = wrapWritableStream(stream.writable) as WritableStream<I>;
     if (startPromise !== undefined) startPromise.resolve(ReflectApply(start!, transformer, [c.pub]));

@@ -20,7 +20,7 @@ import {
   ERRORED,
   NO_CHUNK,
   READABLE,
-  type ReadableControllerInternal,
+  type ReadableStreamInternal,
   type ReaderInternal,
   type ReadRequest,
 } from "./stream-internal.ts";
@@ -71,7 +71,7 @@ export const BATCH_HOLD_LIMIT = 64;
  * queued runs (ReadableStreamDefaultControllerPullSteps / ReadableByteStreamControllerPullSteps), or returns
  * undefined when none is queued. A synchronous pull() called by those steps may enqueue more: they are taken too.
  */
-export function ReadableStreamTakeQueued(controller: ReadableControllerInternal): unknown[] | undefined {
+export function ReadableStreamTakeQueued(controller: ReadableStreamInternal): unknown[] | undefined {
   let chunk = controller.readSync();
   if (chunk === NO_CHUNK) return undefined;
   const batch = [chunk];
@@ -94,7 +94,7 @@ export function ReadableStreamDefaultReaderReadBatch<R>(reader: ReaderInternal, 
     answer.error(e);
     return PromiseReject(e);
   }
-  const controller = stream.controller;
+  const controller = stream; // the stream is its own controller
   // With reads waiting, nothing is queued: this read waits behind them.
   if (reader.size === 0) {
     const queued = ReadableStreamTakeQueued(controller);
@@ -107,7 +107,7 @@ export function ReadableStreamDefaultReaderReadBatch<R>(reader: ReaderInternal, 
   const source = c.algorithms;
   if (
     reader.size === 0 && source !== undefined && !(source instanceof BatchReadRequest) &&
-    !(c.isByte && c.autoAllocateChunkSize !== undefined)
+    !(c.isByte && c.ext?.autoAllocateChunkSize !== undefined)
   ) {
     request.watch(c, source);
   }
@@ -137,7 +137,7 @@ function hasQueuedChunk(c: DefaultControllerInternal | ByteControllerInternal): 
 class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
   readonly promise: Promise<R>;
   readonly #reader: ReaderInternal;
-  readonly #controller: ReadableControllerInternal;
+  readonly #controller: ReadableStreamInternal;
   readonly #answer: BatchAnswer<R>;
   #resolve: ((v: R) => void) | undefined = undefined;
   #reject: ((e: unknown) => void) | undefined = undefined;
@@ -150,7 +150,7 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
   /** Took a chunk during the pull() that is running. */
   #tookInPull = false;
 
-  constructor(reader: ReaderInternal, controller: ReadableControllerInternal, answer: BatchAnswer<R>) {
+  constructor(reader: ReaderInternal, controller: ReadableStreamInternal, answer: BatchAnswer<R>) {
     this.#reader = reader;
     this.#controller = controller;
     this.#answer = answer;

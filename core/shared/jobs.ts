@@ -8,17 +8,16 @@
  * @module
  */
 import { queueMicrotask } from "./primordials.ts";
+import { RingQueue } from "./queue.ts";
 
-const MIN_SIZE = 32; // a power of two
-/** Above this size, an emptied FIFO goes back to MIN_SIZE (a burst of jobs keeps no memory). */
-const SHRINK_SIZE = 2048;
+/** Queued jobs past which an emptied FIFO is replaced by a new one (a burst of jobs keeps no memory). */
+const SHRINK_AFTER = 1024;
 
 /** The FIFO of one kind of job's arguments (see the module comment). */
 export class JobQueue<T> {
-  #items: (T | undefined)[] = new Array(MIN_SIZE);
-  #mask = MIN_SIZE - 1;
-  #head = 0;
-  #size = 0;
+  #args: RingQueue<T> = new RingQueue();
+  /** Jobs queued since the FIFO was last replaced. */
+  #queued = 0;
   /** The microtask: runs the oldest job. Made by the owner, which calls its job with `shift()`. */
   readonly #run: () => void;
 
@@ -28,34 +27,19 @@ export class JobQueue<T> {
 
   /** Queues a microtask that runs the job with `arg`. */
   queue(arg: T): void {
-    if (this.#size === this.#items.length) this.#grow();
-    this.#items[(this.#head + this.#size) & this.#mask] = arg;
-    this.#size++;
+    this.#args.push(arg);
+    this.#queued++;
     queueMicrotask(this.#run);
   }
 
   /** The argument of the job whose microtask runs now (the runner calls this first). */
   shift(): T {
-    const items = this.#items;
-    const head = this.#head;
-    const arg = items[head] as T;
-    items[head] = undefined;
-    this.#head = (head + 1) & this.#mask;
-    if (--this.#size === 0 && items.length > SHRINK_SIZE) {
-      this.#items = new Array(MIN_SIZE);
-      this.#mask = MIN_SIZE - 1;
-      this.#head = 0;
+    const args = this.#args;
+    const arg = args.shift();
+    if (args.size === 0 && this.#queued > SHRINK_AFTER) {
+      this.#args = new RingQueue();
+      this.#queued = 0;
     }
     return arg;
-  }
-
-  #grow(): void {
-    const old = this.#items;
-    const n = old.length;
-    const next: (T | undefined)[] = new Array(n * 2);
-    for (let k = 0; k < n; k++) next[k] = old[(this.#head + k) & this.#mask];
-    this.#items = next;
-    this.#mask = n * 2 - 1;
-    this.#head = 0;
   }
 }

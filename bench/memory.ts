@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { readFlags } from "./lib/flags.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const WORKER = join(ROOT, "bench", "memory-worker.ts");
@@ -55,17 +56,7 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const values = new Map<string, string>();
-  for (const arg of argv) {
-    if (arg === "--help" || arg === "-h") {
-      console.log(USAGE);
-      process.exit(0);
-    }
-    const m = /^--([a-z]+)(?:=(.*))?$/.exec(arg);
-    if (!m) fail(`unexpected argument ${JSON.stringify(arg)}`);
-    if (!["runtime", "impl", "filter", "count", "repeat", "json"].includes(m[1]!)) fail(`unknown option --${m[1]}`);
-    values.set(m[1]!, m[2] ?? "");
-  }
+  const values = readFlags(argv, ["runtime", "impl", "filter", "count", "repeat", "json"], USAGE, fail);
   const list = (key: string, all: readonly string[]): string[] => {
     const items = (values.get(key) || all.join(",")).split(",").map((s) => s.trim());
     for (const item of items) if (!all.includes(item)) fail(`unknown ${key} ${item}`);

@@ -17,6 +17,7 @@ import process from "node:process";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { selectScenarios } from "./lib/catalog.ts";
+import { readFlags } from "./lib/flags.ts";
 import {
   CONFIG_ENV,
   DEFAULT_IMPLS,
@@ -72,18 +73,8 @@ function positiveInt(name: string, value: string): number {
 }
 
 function parseArgs(argv: string[]): Options {
-  const values = new Map<string, string>();
-  for (const arg of argv) {
-    if (arg === "--help" || arg === "-h") {
-      console.log(USAGE);
-      process.exit(0);
-    }
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    if (!m) fail(`unexpected argument ${JSON.stringify(arg)}`);
-    values.set(m[1]!, m[2] ?? "");
-  }
   const known = ["runtime", "impl", "filter", "chunk", "json", "quick", "rounds", "time", "min-samples", "hang"];
-  for (const key of values.keys()) if (!known.includes(key)) fail(`unknown option --${key}`);
+  const values = readFlags(argv, known, USAGE, fail);
 
   const quick = values.has("quick");
   const runtimes = (values.get("runtime") || "node26").split(",").map((r) => r.trim());

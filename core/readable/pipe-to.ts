@@ -521,7 +521,10 @@ export function waitForAll(first: Action | undefined, second: Action | undefined
   return d.promise;
 }
 
-/** ReadableStreamPipeTo(source, dest, preventClose, preventAbort, preventCancel, signal). */
+/**
+ * ReadableStreamPipeTo(source, dest, preventClose, preventAbort, preventCancel, signal). With `promise` false
+ * (pipeThrough(), which marks the promise handled and drops it) no user code can see the promise: none is made.
+ */
 export function ReadableStreamPipeTo(
   source: ReadableStreamInternal,
   dest: WritableStreamInternal,
@@ -529,23 +532,9 @@ export function ReadableStreamPipeTo(
   preventAbort: boolean,
   preventCancel: boolean,
   signal: AbortSignal | undefined,
-): Promise<undefined> {
-  const result = newDeferred<undefined>();
+  promise = true,
+): Promise<undefined> | undefined {
+  const result = promise ? newDeferred<undefined>() : undefined;
   new Pipe(source, dest, preventClose, preventAbort, preventCancel, signal, result).start();
-  return result.promise;
-}
-
-/**
- * ReadableStreamPipeTo for pipeThrough(), which marks the promise handled and drops it: no user code can see
- * it, so none is made.
- */
-export function ReadableStreamPipeThroughTo(
-  source: ReadableStreamInternal,
-  dest: WritableStreamInternal,
-  preventClose: boolean,
-  preventAbort: boolean,
-  preventCancel: boolean,
-  signal: AbortSignal | undefined,
-): void {
-  new Pipe(source, dest, preventClose, preventAbort, preventCancel, signal, undefined).start();
+  return result?.promise;
 }

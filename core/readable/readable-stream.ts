@@ -38,7 +38,7 @@ import { ReadableStreamBYOBReader } from "./byob-reader.ts";
 import { SetUpReadableStreamDefaultControllerFromUnderlyingSource } from "./default-controller.ts";
 import { ReadableStreamDefaultReader } from "./default-reader.ts";
 import { ReadableStreamFromIterable } from "./from.ts";
-import { ReadableStreamPipeThroughTo, ReadableStreamPipeTo } from "./pipe-to.ts";
+import { ReadableStreamPipeTo } from "./pipe-to.ts";
 import { isNativeReadableStream, isNativeWritableStream, isNativeWritableStreamLocked, ReadableStreamPipeToNative } from "./pipe-to-foreign.ts";
 import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
 import { IsReadableStreamLocked, ReadableStreamCancel, type ReadableStreamInternal } from "./stream-internal.ts";
@@ -193,7 +193,7 @@ export class ReadableStream<R = any> {
       setPromiseIsHandledToTrue(promise);
     } else {
       // The pipe's promise is marked handled and dropped: none is made (FP-LAZY).
-      ReadableStreamPipeThroughTo(s, writableInternal!, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
+      ReadableStreamPipeTo(s, writableInternal!, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal, false);
     }
     return readable as ReadableStream<T>;
   }
@@ -219,7 +219,7 @@ export class ReadableStream<R = any> {
       // Interop: the runtime's own WritableStream, driven through its writer.
       return ReadableStreamPipeToNative(s, destination as never, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
     }
-    return ReadableStreamPipeTo(s, dest!, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
+    return ReadableStreamPipeTo(s, dest!, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal)!;
   }
 
   /** Splits the stream into two branches that each receive every chunk. */

@@ -116,6 +116,8 @@ export class ByteControllerInternal extends ReadableStreamInternal implements Pu
   /** [[queue]]; made by the first enqueue (it is non-empty whenever queueTotalSize > 0). */
   queue: RingQueue<Uint8Array> | undefined = undefined;
   declare pub: ReadableByteStreamController | undefined;
+  /** [[pendingPullIntos]]; undefined while never used (only BYOB reads and autoAllocateChunkSize use it). */
+  pendingPullIntos: RingQueue<PullIntoDescriptor> | undefined = undefined;
 
   // An explicit constructor: see DefaultControllerInternal's.
   constructor() {
@@ -185,7 +187,7 @@ export class ByteControllerInternal extends ReadableStreamInternal implements Pu
       if (pending.size > 1) {
         const only = new RingQueue<PullIntoDescriptor>();
         only.push(first);
-        ext!.pendingPullIntos = only;
+        this.pendingPullIntos = only;
       }
     }
   }
@@ -266,8 +268,7 @@ export function ReadableByteStreamControllerClearAlgorithms(c: ByteControllerInt
 /** ReadableByteStreamControllerClearPendingPullIntos(controller). */
 function ReadableByteStreamControllerClearPendingPullIntos(c: ByteControllerInternal): void {
   ReadableByteStreamControllerInvalidateBYOBRequest(c);
-  const ext = c.ext;
-  if (ext !== undefined) ext.pendingPullIntos = undefined;
+  c.pendingPullIntos = undefined;
 }
 
 /** ReadableByteStreamControllerClose(controller). */
@@ -701,15 +702,14 @@ export function ReadableByteStreamControllerRespondWithNewView(c: ByteController
   ReadableByteStreamControllerRespondInternal(c, newViewByteLength);
 }
 
-/** [[pendingPullIntos]] (kept in the extras), or undefined while never used. */
+/** [[pendingPullIntos]], or undefined while never used. */
 function PendingPullIntos(c: ByteControllerInternal): RingQueue<PullIntoDescriptor> | undefined {
-  return c.ext?.pendingPullIntos as RingQueue<PullIntoDescriptor> | undefined;
+  return c.pendingPullIntos;
 }
 
 /** [[pendingPullIntos]], to push to: made on first use. */
 function PendingPullIntosForPush(c: ByteControllerInternal): RingQueue<PullIntoDescriptor> {
-  const ext = c.ext ??= new ReadableStreamExtras();
-  return (ext.pendingPullIntos ??= new RingQueue()) as RingQueue<PullIntoDescriptor>;
+  return c.pendingPullIntos ??= new RingQueue();
 }
 
 /** Whether [[pendingPullIntos]] is not empty. */

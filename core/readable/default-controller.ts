@@ -53,6 +53,8 @@ export class DefaultControllerInternal extends ReadableStreamInternal implements
   /** [[queue]] values; allocated on first use (FP-LAZY). */
   queue: RingQueue<unknown> | undefined = undefined;
   declare pub: ReadableStreamDefaultController | undefined;
+  /** The TransformStream this is the readable side of (see ReadableStreamInternal.transform). */
+  override transform: object | undefined = undefined;
   /** FP-ITER-MERGE: NOT_OWING, OWING (readSyncOwingPullReaction() runs), or OWED (a pull reaction is owed). */
   owe: number = NOT_OWING;
 

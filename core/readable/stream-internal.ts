@@ -93,12 +93,10 @@ export class ReadableStreamExtras {
   /** A default controller's size() strategy and chunk sizes (FP-COUNT-QUEUE: only with a size()). */
   sized: SizedQueue | undefined = undefined;
   /**
-   * A byte controller's [[autoAllocateChunkSize]], [[byobRequest]] (undefined stands for null) and
-   * [[pendingPullIntos]] (undefined while never used; only BYOB reads and autoAllocateChunkSize use it).
+   * A byte controller's [[autoAllocateChunkSize]] and [[byobRequest]] (undefined stands for null).
    */
   autoAllocateChunkSize: number | undefined = undefined;
   byobRequest: object | undefined = undefined;
-  pendingPullIntos: RingQueue<object> | undefined = undefined;
 }
 
 /** A default controller's size() algorithm and the sizes of its queued chunks. */
@@ -130,8 +128,11 @@ export abstract class ReadableStreamInternal implements SourceAlgorithms {
   storedError: unknown = undefined;
   disturbed = false;
   reader: ReaderInternal | undefined = undefined;
-  /** The TransformStream this is the readable side of (FP-FUSE read-ahead, pipe-chain introspection). */
-  transform: object | undefined = undefined;
+  /**
+   * The TransformStream this is the readable side of (FP-FUSE read-ahead, pipe-chain introspection): a field
+   * of default streams only (a byte stream never is one, and reads undefined here).
+   */
+  declare readonly transform: object | undefined;
   ext: ReadableStreamExtras | undefined = undefined;
   // The slots both controllers have (§4.6.2, §4.7.2).
   queueTotalSize = 0;

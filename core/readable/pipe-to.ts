@@ -32,7 +32,7 @@ import {
   type WriterOwner,
 } from "../writable/stream-internal.ts";
 import { AcquireReadableStreamDefaultReader, ReadableStreamDefaultReaderRead, ReadableStreamReaderRelease } from "./reader-ops.ts";
-import { AddPullTurnUser, DeferToPullReaction, RemovePullTurnUser } from "./pull-turn.ts";
+import { AddPullTurnUser, DeferToPullReaction, RemovePullTurnUser, type PullTurnJob } from "./pull-turn.ts";
 import {
   CLOSED,
   ERRORED,
@@ -58,7 +58,7 @@ let pipeReleasedError: TypeError | undefined = undefined;
  * closed promise are adjacent jobs of which one does nothing, and a reaction to the writer's closed promise
  * being fulfilled does nothing. The closures the pipe needs while chunks move are made when they first do.
  */
-class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner {
+class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullTurnJob {
   readonly source: ReadableStreamInternal;
   readonly dest: WritableStreamInternal;
   readonly reader: ReaderInternal;
@@ -260,7 +260,7 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner {
     // A plain sink's write() is never called inside the producer's enqueue() (WPT piping/general-addition):
     // the chunk is written in a microtask, or, inside a source's pull(), in that pull's reaction (FP-PULL-TURN).
     this.wait(chunk);
-    DeferToPullReaction(this.flushBound());
+    DeferToPullReaction(this); // its flush()
     // FP-PULL-TURN: from a transform's readable side, the next read is issued now rather than after the
     // write: the writer's desired size is still what it was when this read was issued, so the spec's pipe
     // may read on, and the transform sees no backpressure flip per chunk. At most one more chunk waits.

@@ -6,8 +6,16 @@
  * enqueue(); one microtask per chunk is saved.
  * @module
  */
-import { queueMicrotask } from "../shared/primordials.ts";
+import { JobQueue } from "../shared/jobs.ts";
 import { ReadableStreamExtras } from "./stream-internal.ts";
+
+/** A job deferred to a pull reaction: an object whose flush() is the job (a pipe's), so no closure is needed. */
+export interface PullTurnJob {
+  flush(): void;
+}
+
+/** Jobs deferred while no pull turn is tracked: each runs in a microtask of its own, as jobs of this queue. */
+const microtaskJobs: JobQueue<PullTurnJob> = new JobQueue(() => microtaskJobs.shift().flush());
 
 /**
  * The part of a controller that collects the jobs of one pull turn: in its extras (made on first use),
@@ -56,10 +64,10 @@ export function EndPullTurn(outer: PullTurn | undefined): void {
 }
 
 /** Runs `job` in the reaction of the pull() running now, or in a microtask when no pull() is running. */
-export function DeferToPullReaction(job: () => void): void {
+export function DeferToPullReaction(job: PullTurnJob): void {
   const controller = active;
   if (controller === undefined) {
-    queueMicrotask(job);
+    microtaskJobs.queue(job);
     return;
   }
   const turn = controller.ext ??= new ReadableStreamExtras();
@@ -82,7 +90,7 @@ export function RunPullTurnJobs(controller: PullTurn): void {
   if (turn === undefined || turn.turnJobCount === 0) return;
   const first = turn.turnJob!;
   turn.turnJob = undefined;
-  first();
+  first.flush();
   if (turn.turnJobCount !== 1) RunMoreTurnJobs(turn);
   turn.turnJobCount = 0;
 }
@@ -93,6 +101,6 @@ function RunMoreTurnJobs(turn: ReadableStreamExtras): void {
   for (let i = 0; i < turn.turnJobCount - 1; i++) {
     const job = jobs[i]!;
     jobs[i] = undefined!;
-    job();
+    job.flush();
   }
 }

@@ -18,6 +18,7 @@ import { PromisePrototypeThen, queueMicrotask } from "../shared/primordials.ts";
 import type { JobQueue } from "../shared/jobs.ts";
 import { RequestQueue, RingQueue } from "../shared/queue.ts";
 import type { PromiseReadRequest } from "./read-requests.ts";
+import type { PullTurnJob } from "./pull-turn.ts";
 import type { SourceAlgorithms } from "./source-algorithms.ts";
 
 export const READABLE = 0;
@@ -85,8 +86,8 @@ export class ReadableStreamExtras {
   onPullRejected: ((e: unknown) => void) | undefined = undefined;
   runTurnJobs: (() => void) | undefined = undefined;
   /** FP-PULL-TURN: the first job deferred to the next pull reaction, the ones after it, and their count. */
-  turnJob: (() => void) | undefined = undefined;
-  turnJobs: (() => void)[] | undefined = undefined;
+  turnJob: PullTurnJob | undefined = undefined;
+  turnJobs: PullTurnJob[] | undefined = undefined;
   turnJobCount = 0;
   /** The argument list of pull(controller), reused where the engine allocates a literal one (REUSE_ARGUMENT_LISTS). */
   pullArgs: unknown[] | undefined = undefined;

@@ -40,6 +40,8 @@ const USAGE = `usage: node bench/run.ts [options]
   --filter=TEXT    only scenarios whose id or title contains TEXT (case-insensitive; a comma list matches any)
   --chunk=BYTES    chunk size (default 1024); bytes per iteration stay the same
   --json=PATH      also write every result as JSON
+  --alt=DIR        the alt implementation: fusestreams from another checkout (its mod.ts; Node 20: its dist/mod.js),
+                   measured as ours is (an A/B of two versions; the tables get a ÷ ours column)
   --quick          shorter sampling (about a quarter of the default time)
   --rounds=N       interleaved measurement rounds per scenario (default 5, quick 3)
   --time=MS        sampling time per implementation and scenario over all rounds (default 1000, quick 300)
@@ -59,6 +61,8 @@ interface Options {
   minSamples: number;
   hangMs: number;
   quick: boolean;
+  /** the checkout the `alt` implementation comes from */
+  alt?: string;
 }
 
 function fail(message: string): never {
@@ -73,7 +77,7 @@ function positiveInt(name: string, value: string): number {
 }
 
 function parseArgs(argv: string[]): Options {
-  const known = ["runtime", "impl", "filter", "chunk", "json", "quick", "rounds", "time", "min-samples", "hang"];
+  const known = ["runtime", "impl", "filter", "chunk", "json", "quick", "rounds", "time", "min-samples", "hang", "alt"];
   const values = readFlags(argv, known, USAGE, fail);
 
   const quick = values.has("quick");
@@ -96,6 +100,12 @@ function parseArgs(argv: string[]): Options {
   };
   const json = values.get("json");
   if (json) options.json = resolve(json);
+  const alt = values.get("alt");
+  if (impls.includes("alt") !== Boolean(alt)) fail("--impl=alt and --alt=DIR go together");
+  if (alt) {
+    options.alt = resolve(alt);
+    if (!existsSync(join(options.alt, "mod.ts"))) fail(`--alt=${alt}: no mod.ts there`);
+  }
   return options;
 }
 
@@ -248,6 +258,7 @@ function printScenario(s: ScenarioResult): void {
   const by = new Map(s.results.map((r) => [r.impl, r]));
   const native = by.get("native");
   const fast = by.get("fast");
+  const ours = by.get("alt") ? by.get("ours") : undefined;
   const size =
     s.unit === "MB/s"
       ? `${s.chunks} x ${s.chunk} B = ${(s.bytes / 1e6).toFixed(2)} MB per iteration`
@@ -255,7 +266,7 @@ function printScenario(s: ScenarioResult): void {
   console.log(`\n[${s.group}] ${s.id} — ${s.title}`);
   console.log(`    ${size}${s.node && by.has("node") ? `; node: ${s.node}` : ""}`);
   // a ratio column only when its base took part
-  const bases = [native?.ok ? "÷ native" : "", fast?.ok ? "÷ fast" : ""];
+  const bases = [native?.ok ? "÷ native" : "", fast?.ok ? "÷ fast" : "", ours?.ok ? "÷ ours" : ""];
   const rows: string[][] = [["impl", "median", s.unit, "±iqr", ...bases.filter(Boolean), "samples"]];
   const extra: string[] = [];
   for (const r of s.results) {
@@ -270,6 +281,7 @@ function printScenario(s: ScenarioResult): void {
         `${spread.toFixed(1)}%`,
         ...(bases[0] ? [ratio(native, r)] : []),
         ...(bases[1] ? [ratio(fast, r)] : []),
+        ...(bases[2] ? [ratio(ours, r)] : []),
         String(r.samples),
       ]);
     } else if (r.skipped) {
@@ -300,6 +312,7 @@ function printSummary(start: StartMessage, scenarios: ScenarioResult[]): void {
   const rows: string[][] = [["scenario", "unit", ...impls]];
   for (const s of scenarios) {
     const native = s.results.find((r) => r.impl === "native");
+    const ours = s.results.find((r) => r.impl === "ours");
     rows.push([
       s.id,
       s.unit,
@@ -308,7 +321,10 @@ function printSummary(start: StartMessage, scenarios: ScenarioResult[]): void {
         if (!r) return "";
         if (!r.ok) return r.skipped ? "—" : "FAILED";
         const rate = fmtRate(r.rate!, s.unit);
-        return hasNative && name !== "native" ? `${rate} (${ratio(native, r)})` : rate;
+        // alt (--alt): its ratio to ours too, the A/B's result
+        const vsOurs = name === "alt" ? `${ratio(ours, r)} ÷ ours` : "";
+        if (hasNative && name !== "native") return `${rate} (${ratio(native, r)}${vsOurs ? `; ${vsOurs}` : ""})`;
+        return vsOurs ? `${rate} (${vsOurs})` : rate;
       }),
     ]);
   }
@@ -352,6 +368,7 @@ async function runRuntime(runtime: RuntimeKey, options: Options, ids: string[]):
     timeMs: options.timeMs,
     minSamples: options.minSamples,
     oursUrl: l.oursUrl,
+    ...(options.alt ? { altUrl: pathToFileURL(join(options.alt, runtime === "node20" ? join("dist", "mod.js") : "mod.ts")).href } : {}),
     ext: l.ext,
     hangMs: options.hangMs,
   };

@@ -138,8 +138,12 @@ for (const name of config.impls) {
       case "control":
         impl.web = NATIVE;
         break;
-      case "ours": {
-        const ours = (await import(config.oursUrl)) as Record<string, unknown>;
+      case "ours":
+      case "alt": {
+        // alt (--alt=DIR): fusestreams from another checkout, loaded and measured exactly as ours
+        const url = name === "alt" ? config.altUrl : config.oursUrl;
+        if (url === undefined) throw new Error("alt needs --alt=DIR");
+        const ours = (await import(url)) as Record<string, unknown>;
         impl.web = {
           ReadableStream: ours["ReadableStream"],
           WritableStream: ours["WritableStream"],
@@ -152,8 +156,13 @@ for (const name of config.impls) {
             text: ours["text"],
             TextLineStream: ours["TextLineStream"],
           } as import("./scenarios/batched.ts").BatchedExtras;
+          if (url.endsWith(".ts")) {
+            // the adapters' bridge to native streams (the same code in every runtime entry point)
+            const interop = (await import(new URL("./core/interop/to-native.ts", url).href)) as Record<string, unknown>;
+            impl.extras.toNativeReadableStream = interop["toNativeReadableStream"] as typeof impl.extras.toNativeReadableStream;
+          }
         }
-        if (typeof impl.web.ReadableStream !== "function") throw new Error(`${config.oursUrl} exports no ReadableStream`);
+        if (typeof impl.web.ReadableStream !== "function") throw new Error(`${url} exports no ReadableStream`);
         break;
       }
       case "fast": {
@@ -209,12 +218,12 @@ for (const name of config.impls) {
     if (impl.web && name !== "control" && config.scenarios.some((id) => id.startsWith("node-"))) {
       const url = new URL(`./scenarios/node-adapter${config.ext}?impl=${name}`, import.meta.url);
       impl.adapterModule = (await import(url.href)) as AdapterModule;
-      await impl.adapterModule.load(config.oursUrl);
+      await impl.adapterModule.load(name === "alt" ? config.altUrl! : config.oursUrl);
     }
     if (impl.web && name !== "control" && config.scenarios.some((id) => id.startsWith("rt-"))) {
       const url = new URL(`./scenarios/runtime-adapter${config.ext}?impl=${name}`, import.meta.url);
       const module = (await import(url.href)) as typeof import("./scenarios/runtime-adapter.ts");
-      impl.runtimeBenches = await module.load(config.oursUrl, name);
+      impl.runtimeBenches = await module.load(name === "alt" ? config.altUrl! : config.oursUrl, name);
     }
   } catch (error) {
     impl.skipped = `failed to load: ${describe(error)}`;

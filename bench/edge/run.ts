@@ -2,7 +2,7 @@
  * Edge adapter benchmarks in workerd: fusestreams with the edge adapter's global patch (`ours`) against
  * workerd's own streams (`native`), in real workerd started through miniflare.
  *
- *   node bench/edge/run.ts [--filter=substr] [--rounds=5] [--samples=3] [--target-ms=100] [--n=1024]
+ *   node bench/edge/run.ts [--filter=substr] [--rounds=5] [--samples=3] [--target-ms=100] [--n=1024] [--alt=DIR]
  *
  * The mitata worker (bench/worker.ts) cannot run inside workerd, and workerd's clock only moves on I/O,
  * so this harness times from outside: each sample is one request to the bench worker, which runs a
@@ -11,11 +11,13 @@
  * implementations alike). Source chunks are prepared by an untimed request before each sample. Rounds
  * alternate the order of the implementations (ours first, then native first, ...). Reported: the median of
  * the pooled samples, MB/s, half the interquartile range relative to the median, and
- * ÷ native = median(native) / median(ours) (above 1: ours is faster). See bench/README.md.
+ * ÷ native = median(native) / median(ours) (above 1: ours is faster). With `--alt=DIR`, a third implementation,
+ * `alt`: the edge entry of another checkout, measured as `ours` (an A/B of two versions; ÷ ours column). See
+ * bench/README.md.
  * @module
  */
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -24,7 +26,6 @@ import { Miniflare } from "miniflare";
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
 const COMPAT_DATE = "2026-07-30";
-const IMPLS = ["ours", "native"] as const;
 
 const SCENARIOS = [
   { id: "response-forward", title: "Response forwarding: new Response(native byte stream).body → 1 transform → WritableStream" },
@@ -44,6 +45,10 @@ const rounds = Number(option("rounds", "5"));
 const samples = Number(option("samples", "3"));
 const targetMs = Number(option("target-ms", "100"));
 const n = Number(option("n", "1024"));
+const altDir = option("alt", "");
+const altEntry = altDir === "" ? "" : join(resolve(altDir), "adapters", "edge", "mod.ts");
+if (altEntry !== "" && !existsSync(altEntry)) throw new Error(`--alt=${altDir}: no adapters/edge/mod.ts there`);
+const IMPLS: readonly string[] = altEntry === "" ? ["ours", "native"] : ["ours", "native", "alt"];
 
 const version = (pkg: string): string => (JSON.parse(readFileSync(join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
 
@@ -56,6 +61,15 @@ const script = (
     platform: "neutral",
     target: "es2022",
     logLevel: "error",
+    // the worker's `alt` implementation: another checkout's edge entry (--alt), or this one's again
+    plugins: [
+      {
+        name: "alt",
+        setup(build) {
+          if (altEntry !== "") build.onResolve({ filter: /^\.\/alt\.ts$/ }, () => ({ path: altEntry }));
+        },
+      },
+    ],
   })
 ).outputFiles[0]!.text;
 
@@ -63,10 +77,16 @@ const common = { modules: true, script, compatibilityDate: COMPAT_DATE };
 const mf = new Miniflare({
   host: "127.0.0.1",
   workers: [
-    { ...common, name: "bench", outboundService: "source", serviceBindings: { APP_OURS: "app-ours", APP_NATIVE: "app-native" } },
+    {
+      ...common,
+      name: "bench",
+      outboundService: "source",
+      serviceBindings: { APP_OURS: "app-ours", APP_NATIVE: "app-native", APP_ALT: "app-alt" },
+    },
     { ...common, name: "source" },
     { ...common, name: "app-ours", bindings: { IMPL: "ours" } },
     { ...common, name: "app-native", bindings: { IMPL: "native" } },
+    { ...common, name: "app-alt", bindings: { IMPL: "alt" } },
   ],
 });
 await mf.ready;
@@ -100,7 +120,10 @@ console.log(
 const patchMs = (await request("/patch-cost?times=200")) / 200;
 console.log(`patch + unpatch: ${(patchMs * 1000).toFixed(0)} µs (paid once per ours sample of the bench worker)\n`);
 
-const summary: string[][] = [["scenario", "ours ms/iter", "native ms/iter", "ours MB/s", "native MB/s", "÷ native"]];
+const alt = IMPLS.includes("alt");
+const summary: string[][] = [
+  ["scenario", "ours ms/iter", "native ms/iter", "ours MB/s", "native MB/s", "÷ native", ...(alt ? ["alt MB/s", "alt ÷ ours"] : [])],
+];
 for (const s of SCENARIOS) {
   if (filter && !s.id.includes(filter) && !s.title.toLowerCase().includes(filter)) continue;
   console.log(`${s.id}: ${s.title}`);
@@ -108,13 +131,15 @@ for (const s of SCENARIOS) {
   let one = 0;
   for (let w = 0; w < 2; w++) for (const impl of IMPLS) one = Math.max(one, await sample(s.id, impl, 1));
   const iters = Math.max(1, Math.min(50, Math.round(targetMs / one)));
-  const times: Record<string, number[]> = { ours: [], native: [] };
+  const times: Record<string, number[]> = Object.fromEntries(IMPLS.map((impl) => [impl, []]));
   for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? IMPLS : [...IMPLS].reverse();
+    // every round in another order: rotated, and reversed every other round
+    const rotated = IMPLS.map((_, k) => IMPLS[(k + Math.floor(r / 2)) % IMPLS.length]!);
+    const order = r % 2 === 0 ? rotated : rotated.reverse();
     for (const impl of order) for (let k = 0; k < samples; k++) times[impl]!.push(await sample(s.id, impl, iters));
   }
   const median: Record<string, number> = {};
-  const rows: string[][] = [["impl", "median ms/iter", "MB/s", "±iqr", "÷ native", "samples"]];
+  const rows: string[][] = [["impl", "median ms/iter", "MB/s", "±iqr", "÷ native", ...(alt ? ["÷ ours"] : []), "samples"]];
   for (const impl of IMPLS) median[impl] = quantile([...times[impl]!].sort((a, b) => a - b), 0.5);
   for (const impl of IMPLS) {
     const sorted = [...times[impl]!].sort((a, b) => a - b);
@@ -126,6 +151,7 @@ for (const s of SCENARIOS) {
       (bytesPerIter / 1e6 / (m / 1000)).toFixed(0),
       `±${(iqr * 100).toFixed(1)}%`,
       `${(median["native"]! / m).toFixed(2)}x`,
+      ...(alt ? [`${(median["ours"]! / m).toFixed(2)}x`] : []),
       `${sorted.length} × ${iters} it`,
     ]);
   }
@@ -137,6 +163,7 @@ for (const s of SCENARIOS) {
     (bytesPerIter / 1e6 / (median["ours"]! / 1000)).toFixed(0),
     (bytesPerIter / 1e6 / (median["native"]! / 1000)).toFixed(0),
     `${(median["native"]! / median["ours"]!).toFixed(2)}x`,
+    ...(alt ? [(bytesPerIter / 1e6 / (median["alt"]! / 1000)).toFixed(0), `${(median["ours"]! / median["alt"]!).toFixed(2)}x`] : []),
   ]);
   console.log();
 }

@@ -19,6 +19,7 @@
  * @module
  */
 import * as edge from "../../adapters/edge/mod.ts";
+import * as edgeAlt from "./alt.ts";
 import { type Data, freshChunks, makeData } from "../lib/catalog.ts";
 import { Tally } from "../lib/tally.ts";
 
@@ -29,6 +30,12 @@ interface Env {
   IMPL?: string;
   APP_OURS?: { fetch(url: string): Promise<Response> };
   APP_NATIVE?: { fetch(url: string): Promise<Response> };
+  APP_ALT?: { fetch(url: string): Promise<Response> };
+}
+
+/** The edge entry implementation `impl` patches with (`alt`: the --alt checkout's). */
+function entryOf(impl: string | undefined): typeof edge {
+  return impl === "alt" ? edgeAlt : edge;
 }
 
 const NativeRS = globalThis.ReadableStream;
@@ -91,7 +98,7 @@ async function iteration(scenario: string, impl: string, n: number, fresh: Bytes
   } else if (scenario === "response-text") {
     tally.addAscii(await new Response(globalSource(d.chunks) as ReadableStream<Uint8Array>).text());
   } else if (scenario === "route-3") {
-    const app = impl === "ours" ? env.APP_OURS : env.APP_NATIVE;
+    const app = impl === "ours" ? env.APP_OURS : impl === "alt" ? env.APP_ALT : env.APP_NATIVE;
     const res = await app!.fetch(`${origin}/app?n=${n}`);
     tally.add(new Uint8Array(await res.arrayBuffer()));
   } else {
@@ -117,12 +124,12 @@ async function handle(request: Request, env: Env): Promise<Response> {
       const impl = q("impl", "native");
       const iters = Number(q("iters", "1"));
       // route-3 measures the app worker's patch; the client side here stays native for both.
-      const patch = impl === "ours" && scenario !== "route-3";
-      if (patch) edge.patchGlobalWebStreams();
+      const patch = impl !== "native" && scenario !== "route-3";
+      if (patch) entryOf(impl).patchGlobalWebStreams();
       try {
         for (let k = 0; k < iters; k++) await iteration(scenario, impl, n, prepared[k], env, url.origin);
       } finally {
-        if (patch) edge.unpatchGlobalWebStreams();
+        if (patch) entryOf(impl).unpatchGlobalWebStreams();
       }
       prepared = [];
       return new Response(JSON.stringify({ iters, bytes: iters * data(n).bytes }));
@@ -148,8 +155,8 @@ async function handle(request: Request, env: Env): Promise<Response> {
       );
     }
     case "/app": {
-      if (env.IMPL === "ours" && !appPatched) {
-        edge.patchGlobalWebStreams();
+      if (env.IMPL !== "native" && !appPatched) {
+        entryOf(env.IMPL).patchGlobalWebStreams();
         appPatched = true;
       }
       const body = globalSource(data(n).chunks).pipeThrough(identity()).pipeThrough(identity()).pipeThrough(identity());

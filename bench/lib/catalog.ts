@@ -331,6 +331,22 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
   },
   {
+    id: "to-native-pull",
+    group: 13,
+    title: "toNativeReadableStream, pull source (highWaterMark 16): ours toNativeReadableStream(stream) read by the runtime's for-await, native for-await over the stream",
+    unit: "MB/s",
+    bytes: 8 * MiB,
+    ops: 0,
+  },
+  {
+    id: "to-native-push",
+    group: 13,
+    title: "toNativeReadableStream, push source (bursts of 64 enqueue()s per MessageChannel task): ours toNativeReadableStream(stream) read by the runtime's for-await, native for-await",
+    unit: "MB/s",
+    bytes: 8 * MiB,
+    ops: 0,
+  },
+  {
     id: "text-lines",
     group: 13,
     title: "TextLineStream: 1 KiB strings of 80-byte lines, piped through, for-await over the lines (native: npm textlinestream 1.1.1, Deno std's TextLineStream, on native streams)",

@@ -13,9 +13,10 @@ export const CONFIG_ENV = "FUSESTREAMS_BENCH_CONFIG";
 /**
  * The implementations, in default order. `control` is the native classes again (noise floor); `iter` is Node 26's
  * node:stream/iter, a reference row for the batched-read scenarios (group 13) only, not in the default selection
- * (it needs --experimental-stream-iter, which would change Node's Readable for every other scenario too).
+ * (it needs --experimental-stream-iter, which would change Node's Readable for every other scenario too). `alt`
+ * is fusestreams from another checkout (`--alt=DIR`), measured exactly as `ours`: an A/B of two versions.
  */
-export const IMPLS: readonly string[] = ["ours", "native", "fast", "node", "iter", "control"];
+export const IMPLS: readonly string[] = ["ours", "native", "fast", "node", "iter", "control", "alt"];
 
 /** Default --impl selection. */
 export const DEFAULT_IMPLS: readonly string[] = ["ours", "native", "fast", "node"];
@@ -34,6 +35,8 @@ export interface WorkerConfig {
   minSamples: number;
   /** URL of the module providing `ours` (mod.ts, or dist/mod.js on Node 20) */
   oursUrl: string;
+  /** URL of the `alt` implementation's mod.ts (another checkout, `--alt=DIR`), when `alt` is selected */
+  altUrl?: string;
   /** file extension of the scenario modules next to the worker (".ts", or ".mjs" when bundled) */
   ext: string;
   /** the worker gives up when one step takes longer (ms) */

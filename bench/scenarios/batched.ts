@@ -18,6 +18,8 @@ export interface BatchedExtras {
   bytes(stream: ReadableStream<Uint8Array>): Promise<Uint8Array>;
   text(stream: ReadableStream<Uint8Array>): Promise<string>;
   TextLineStream: new () => TransformStream<string, string>;
+  /** The runtime adapters' toNativeReadableStream (core/interop/to-native.ts), when the build has it. */
+  toNativeReadableStream?: <T>(stream: ReadableStream<T>) => ReadableStream<T>;
 }
 
 /** A TextLineStream class for the implementations without one of their own. */
@@ -105,6 +107,22 @@ export function build(
 
     case "batch-push":
       return { run: () => consume(pushSource(), "batch-push") };
+
+    case "to-native-pull":
+    case "to-native-push": {
+      // ours: the bridge a native API gets our stream through, read by the runtime's own for-await
+      if (extras && !extras.toNativeReadableStream) return undefined;
+      const push = id === "to-native-push";
+      return {
+        async run() {
+          const source = push ? pushSource() : pullSource();
+          const stream = extras ? extras.toNativeReadableStream!(source) : source;
+          const tally = new Tally();
+          for await (const chunk of stream) tally.add(chunk);
+          tally.check(expect, id);
+        },
+      };
+    }
 
     case "consume-bytes":
       if (!extras && impl.ReadableStream !== globalThis.ReadableStream) return undefined; // Response takes native streams

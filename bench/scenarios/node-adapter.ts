@@ -77,7 +77,7 @@ export async function load(oursUrl: string): Promise<void> {
   try {
     if (implName === "native") {
       patch = { enter() {}, leave() {} };
-    } else if (implName === "ours") {
+    } else if (implName === "ours" || implName === "alt") {
       const ext = oursUrl.endsWith(".ts") ? "ts" : "js";
       const adapter = (await import(new URL(`./adapters/node/mod.${ext}`, oursUrl).href)) as {
         patchGlobalWebStreams(): void;

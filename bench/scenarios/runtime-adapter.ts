@@ -108,7 +108,7 @@ export async function load(oursUrl: string, implName: string): Promise<RuntimeBe
 async function loadImpl(oursUrl: string, implName: string): Promise<Impl | undefined> {
   if (runtime === undefined) return undefined;
   if (implName === "native") return { enter() {}, leave() {}, classes: globalClasses };
-  if (implName !== "ours") return undefined;
+  if (implName !== "ours" && implName !== "alt") return undefined; // alt: another checkout, as ours
   const ext = oursUrl.endsWith(".ts") ? "ts" : "js";
   const adapter = (await import(new URL(`./adapters/${runtime}/mod.${ext}`, oursUrl).href)) as {
     patchGlobalWebStreams?: () => void;

@@ -4,15 +4,16 @@
  * (`toNativeBody`: `new Response(ours)`, `new Request(url, { body: ours })`, `fetch(url, { body: ours })`).
  * @module
  */
-import type { ReadableStream, ReadableStreamDefaultReader, ReadableStreamReadResult } from "../../mod.ts";
+import type { Batch, BatchAnswer, BatchReader, ReadableStream, ReadableStreamDefaultReader } from "../../mod.ts";
+import { BATCH_DONE, batchReaderOf, describeValue, isBatchPromise, readableStreamState } from "../../mod.ts";
 import { isNativeReadable, isOurReadable, Native } from "./natives.ts";
 import { takeNativeOfBodyShell } from "./body-shells.ts";
-import { describeValue, readableStreamState } from "../../mod.ts";
 
 /**
  * A native ReadableStream reading `stream` (see the contract's `ToNativeReadableStream`). `stream` is
- * locked at once. The native stream has a high-water mark of 0: each native pull makes one read of
- * `stream`, so nothing is read ahead of the native consumer. A native stream is returned as it is, and
+ * locked at once. The native stream has a high-water mark of 0: each native pull takes the chunks queued in
+ * `stream` (or waits for the next one), so nothing is read ahead of the native consumer beyond what
+ * `stream`'s own high-water mark queues. A native stream is returned as it is, and
  * a body shell nothing has used yet gives back the native body it stands for.
  */
 export function toNativeReadableStream<R>(stream: ReadableStream<R> | globalThis.ReadableStream<R>): globalThis.ReadableStream<R> {
@@ -23,7 +24,7 @@ export function toNativeReadableStream<R>(stream: ReadableStream<R> | globalThis
   if (inner !== undefined) return inner as unknown as globalThis.ReadableStream<R>;
   if (!isOurReadable(value)) throw new TypeError("toNativeReadableStream: the argument must be a ReadableStream");
   if (stream.locked) throw new TypeError("toNativeReadableStream: the stream is locked to a reader");
-  return nativeReading(stream.getReader() as ReadableStreamDefaultReader<R>, undefined);
+  return nativeReading(stream, undefined);
 }
 
 /**
@@ -87,7 +88,7 @@ export function bodyMadeFor(owner: unknown): globalThis.ReadableStream<Uint8Arra
 }
 
 function defaultBodyBridge(stream: ReadableStream<unknown>, context: string): globalThis.ReadableStream<Uint8Array> {
-  return nativeReading(stream.getReader() as ReadableStreamDefaultReader<unknown>, context) as globalThis.ReadableStream<Uint8Array>;
+  return nativeReading(stream, context) as globalThis.ReadableStream<Uint8Array>;
 }
 
 /**
@@ -111,35 +112,71 @@ function bytesOf(chunk: unknown): Uint8Array | undefined {
   return undefined;
 }
 
-/** A native stream (high-water mark 0) whose pulls read `reader`; `bodyContext` checks for byte chunks. */
-function nativeReading<R>(reader: ReadableStreamDefaultReader<R>, bodyContext: string | undefined): globalThis.ReadableStream<R> {
+/** Answers a waiting batch read with the first chunk it gets: no chunk is pulled for a batch that waits. */
+function noHold(): boolean {
+  return false;
+}
+
+/**
+ * A native stream (high-water mark 0) whose pulls read `stream` in batches (TO-NATIVE-BATCH): a native pull
+ * takes every chunk queued in `stream` in one step (FP-BATCH-TAKE) and enqueues them all, synchronously, or
+ * waits for the next chunk when none is queued (a waiting batch holds no more: nothing is pulled from the
+ * source for it). The native stream then holds at most the chunks `stream` had queued (what its high-water
+ * mark let the source queue; it does not pull again until its consumer has read them all), so a slow
+ * consumer never makes us buffer more than twice `stream`'s queue. `bodyContext` checks for byte chunks: a
+ * bad one cancels `stream` with its TypeError at once and errors the native stream once the chunks before
+ * it have been read, as a read per chunk would.
+ */
+function nativeReading<R>(stream: ReadableStream<R>, bodyContext: string | undefined): globalThis.ReadableStream<R> {
+  // The lock stays with `reader` for the native stream's whole life (a cancel keeps it, as a reader's does).
+  const reader = stream.getReader() as ReadableStreamDefaultReader<R>;
+  const batches: BatchReader<R> = batchReaderOf(reader, "toNativeReadableStream()");
   let controller!: ReadableStreamDefaultController<R>;
-  const onChunk = (result: ReadableStreamReadResult<R>): void => {
-    if (result.done) {
+  /** A bad chunk's error, raised at the pull after the chunks before it. */
+  let failure: { error: unknown } | undefined;
+  const answer: BatchAnswer<Batch<R>> = {
+    chunks: (batch) => batch as R[],
+    end: () => BATCH_DONE,
+    error() {},
+    hold: noHold,
+  };
+  const deliver = (batch: Batch<R>): void => {
+    if (batch === BATCH_DONE) {
       controller.close();
       return;
     }
-    let chunk = result.value as R;
-    if (bodyContext !== undefined) {
-      try {
-        chunk = bodyBytes(chunk, bodyContext) as R;
-      } catch (err) {
-        controller.error(err);
-        void reader.cancel(err).then(undefined, () => {});
-        return;
+    for (let i = 0; i < batch.length; i++) {
+      let chunk: R = batch[i]!;
+      if (bodyContext !== undefined) {
+        try {
+          chunk = bodyBytes(chunk, bodyContext) as R;
+        } catch (error) {
+          if (i === 0) controller.error(error);
+          else failure = { error };
+          void reader.cancel(error).then(undefined, () => {});
+          return;
+        }
       }
+      controller.enqueue(chunk);
     }
-    controller.enqueue(chunk);
   };
   return new Native.ReadableStream<R>(
     {
       start(c) {
         controller = c;
       },
-      pull() {
-        return reader.read().then(onChunk);
+      pull(): Promise<void> | undefined {
+        if (failure !== undefined) {
+          controller.error(failure.error);
+          return undefined;
+        }
+        const next = batches.readAs(answer);
+        if (isBatchPromise(next)) return next.then(deliver);
+        deliver(next);
+        return undefined;
       },
       cancel(reason) {
+        if (failure !== undefined) return undefined;
         return reader.cancel(reason);
       },
     },

@@ -32,6 +32,7 @@ const SCENARIOS = [
   { id: "fetch-3", title: "fetch() (another worker in the same workerd) → 3 transforms → WritableStream" },
   { id: "response-text", title: "new Response(new ReadableStream(…)).text()" },
   { id: "route-3", title: "a fetch-handler route streaming a source through 3 transforms, read by another worker" },
+  { id: "route-0", title: "a fetch-handler route returning a source (no transforms) as its body, read by another worker" },
 ] as const;
 
 function option(name: string, fallback: string): string {

@@ -7,8 +7,8 @@
  *                                      whole request. impl "ours": the edge adapter's global patch is put on
  *                                      for the request and taken off after it; "native": no patch
  *   /source [n]                        (source) a body of n 1 KiB chunks from a native stream, for fetch()
- *   /app [n]                           (app) a route: a stream of n chunks through 3 transforms returned
- *                                      as the response body, with the global classes; in the app worker
+ *   /app [n, t]                        (app) a route: a stream of n chunks through t transforms (default 3)
+ *                                      returned as the response body, with the global classes; in the app worker
  *                                      whose IMPL binding is "ours" the patch is on (from its first request)
  *
  * Scenarios (1 KiB chunks, `n` per iteration; every iteration checks its byte count and checksum):
@@ -16,6 +16,7 @@
  *   fetch-3           fetch() (to the source worker) → 3 transforms → WritableStream
  *   response-text     new Response(new ReadableStream(…)).text()
  *   route-3           the app worker's route streams 3 transforms; read here with arrayBuffer()
+ *   route-0           the same route returning the source itself (no transforms)
  * @module
  */
 import * as edge from "../../adapters/edge/mod.ts";
@@ -97,9 +98,9 @@ async function iteration(scenario: string, impl: string, n: number, fresh: Bytes
     await (res.body as ReadableStream<Bytes>).pipeThrough(identity()).pipeThrough(identity()).pipeThrough(identity()).pipeTo(sink(tally));
   } else if (scenario === "response-text") {
     tally.addAscii(await new Response(globalSource(d.chunks) as ReadableStream<Uint8Array>).text());
-  } else if (scenario === "route-3") {
+  } else if (scenario === "route-3" || scenario === "route-0") {
     const app = impl === "ours" ? env.APP_OURS : impl === "alt" ? env.APP_ALT : env.APP_NATIVE;
-    const res = await app!.fetch(`${origin}/app?n=${n}`);
+    const res = await app!.fetch(`${origin}/app?n=${n}&t=${scenario === "route-0" ? 0 : 3}`);
     tally.add(new Uint8Array(await res.arrayBuffer()));
   } else {
     throw new Error(`unknown scenario ${scenario}`);
@@ -123,8 +124,8 @@ async function handle(request: Request, env: Env): Promise<Response> {
       const scenario = q("scenario", "");
       const impl = q("impl", "native");
       const iters = Number(q("iters", "1"));
-      // route-3 measures the app worker's patch; the client side here stays native for both.
-      const patch = impl !== "native" && scenario !== "route-3";
+      // route-* measure the app worker's patch; the client side here stays native for both.
+      const patch = impl !== "native" && !scenario.startsWith("route-");
       if (patch) entryOf(impl).patchGlobalWebStreams();
       try {
         for (let k = 0; k < iters; k++) await iteration(scenario, impl, n, prepared[k], env, url.origin);
@@ -159,7 +160,8 @@ async function handle(request: Request, env: Env): Promise<Response> {
         entryOf(env.IMPL).patchGlobalWebStreams();
         appPatched = true;
       }
-      const body = globalSource(data(n).chunks).pipeThrough(identity()).pipeThrough(identity()).pipeThrough(identity());
+      let body = globalSource(data(n).chunks);
+      for (let k = Number(q("t", "3")); k > 0; k--) body = body.pipeThrough(identity());
       return new Response(body as ReadableStream<Uint8Array>);
     }
     default:

@@ -485,6 +485,14 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
   },
   {
+    id: "rt-serve-0",
+    group: 12,
+    title: "Deno/Bun: a Deno.serve / Bun.serve route returning a pull source as its body (no transforms) to a loopback fetch() client",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
     id: "rt-proxy",
     group: 12,
     title: "Deno/Bun: a route forwarding a fetch() body untouched (new Response(upstream.body)) from a file route (FsFile.readable / Bun.file) to a loopback fetch() client",

@@ -315,15 +315,19 @@ function buildBench(id: string, data: Data, NativeRS: RS, implName: string, impl
         },
       };
 
+    case "rt-serve-0":
     case "rt-serve-3": {
-      const path = `/serve-${implName}/${data.count}x${data.size}`;
+      // rt-serve-0: the source itself is the body (a stream that is no transform's readable side)
+      const transforms = id === "rt-serve-3" ? 3 : 0;
+      const path = `/serve${transforms}-${implName}/${data.count}x${data.size}`;
       serverSlot().routes.set(path, () => {
         const { RS, TS } = impl.classes();
-        const out = pullSource(RS, chunks).pipeThrough(passOn(TS)).pipeThrough(passOn(TS)).pipeThrough(passOn(TS));
+        let out = pullSource(RS, chunks);
+        for (let k = 0; k < transforms; k++) out = out.pipeThrough(passOn(TS));
         return new Response(out as unknown as BodyInit);
       });
       return {
-        note: `${note ? `${note}; ` : ""}${serverName} route: pull source -> 3 transforms -> new Response(); client: fetch() + arrayBuffer()`,
+        note: `${note ? `${note}; ` : ""}${serverName} route: pull source -> ${transforms} transforms -> new Response(); client: fetch() + arrayBuffer()`,
         async run() {
           activate();
           const response = await fetch(serverUrl() + path);

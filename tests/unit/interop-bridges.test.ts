@@ -1,7 +1,9 @@
 /**
  * core/interop's bridges read our streams in batches (issue 18): chunk order and no loss across batch
- * boundaries, and backpressure, for `toNativeReadableStream` and the byte-checked body bridge
- * (`toNativeBody` with its default bridge). Runs on every runtime.
+ * boundaries, backpressure, cancel and errors, for `toNativeReadableStream`, the byte-checked default body
+ * bridge (`toNativeBody`), BODY-BATCH's bridge (`batchedBody`, whose pipe reads a stream that is no
+ * transform's readable side in batches: BRIDGE-BATCH) and, on Bun, BUN-DIRECT (`directBody`). Runs on every
+ * runtime (the Bun case only on Bun, saying so elsewhere).
  *
  *   node tests/unit/interop-bridges.test.ts
  */
@@ -9,6 +11,10 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as fuse from "../../mod.ts";
 import { toNativeBody, toNativeReadableStream } from "../../core/interop/to-native.ts";
+import { BATCH_BYTES, batchedBody } from "../../core/interop/batched-body.ts";
+import { directBody } from "../../adapters/bun/direct-body.ts";
+
+const isBun = "Bun" in globalThis;
 
 /** Resolves after `ms` milliseconds (a task, so bursts from other tasks get in between). */
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -164,6 +170,169 @@ test("toNativeBody: a bad chunk inside a batch ends the body after the chunks be
       assert.match((e as Error).message, /Response: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found a string/);
     },
   );
+});
+
+/** Chunk i of a byte stream: i % 7 bytes (some empty), each byte (i + k) & 255; and all of them joined. */
+function byteChunk(i: number): Uint8Array {
+  const chunk = new Uint8Array(i % 7);
+  for (let k = 0; k < chunk.length; k++) chunk[k] = (i + k) & 255;
+  return chunk;
+}
+function allBytes(count: number): number[] {
+  const all: number[] = [];
+  for (let i = 0; i < count; i++) all.push(...byteChunk(i));
+  return all;
+}
+
+/** Every byte `body` hands out, reading it with pauses when `slow`. */
+async function readBytes(body: globalThis.ReadableStream<Uint8Array>, slow: boolean): Promise<number[]> {
+  const got: number[] = [];
+  const reader = body.getReader();
+  for (let k = 0; ; k++) {
+    const { done, value } = await reader.read();
+    if (done) return got;
+    assert.ok(value!.byteLength > 0, "no empty chunk goes out");
+    got.push(...value!);
+    if (slow && k % 3 === 0) await sleep(1);
+  }
+}
+
+/** A pull source of `count` byte chunks (`byteChunk`), closing after the last; pull() counts in `pulls`. */
+function pullBytes(count: number, pulls = { n: 0 }, highWaterMark = 1): fuse.ReadableStream<Uint8Array> {
+  return new fuse.ReadableStream<Uint8Array>(
+    {
+      pull(c) {
+        c.enqueue(byteChunk(pulls.n++));
+        if (pulls.n === count) c.close();
+      },
+    },
+    { highWaterMark },
+  );
+}
+
+test("batchedBody: every byte, once, in order, across batches (push bursts, a pull source, a transform's readable side), read fast and slow", async () => {
+  const count = 400;
+  const expected = allBytes(count);
+  for (const slow of [false, true]) {
+    const sources: [string, () => fuse.ReadableStream<Uint8Array>][] = [
+      ["push bursts", () => bursts(count, byteChunk)],
+      ["pull source", () => pullBytes(count)],
+      ["transform's readable side", () => pullBytes(count).pipeThrough(new fuse.TransformStream<Uint8Array, Uint8Array>())],
+    ];
+    for (const [what, make] of sources) {
+      const got = await readBytes(batchedBody(make(), "Response"), slow);
+      assert.equal(got, expected, `${what}, ${slow ? "slow" : "fast"} reader`);
+    }
+  }
+});
+
+test("batchedBody: a slow reader keeps ours paused, with at most two batches of bytes read ahead", async () => {
+  const pulls = { n: 0 };
+  const source = new fuse.ReadableStream<Uint8Array>({
+    pull(c) {
+      pulls.n++;
+      c.enqueue(new Uint8Array(1024));
+    },
+  });
+  const body = batchedBody(source, "Response");
+  await sleep(5);
+  assert.ok(pulls.n <= 1, `nothing read before the native consumer pulls (${pulls.n} pulls)`);
+  const reader = body.getReader();
+  let read = 0;
+  for (let k = 0; k < 4; k++) {
+    read += (await reader.read()).value!.byteLength;
+    await sleep(10);
+    const paused = pulls.n;
+    await sleep(10);
+    assert.is(pulls.n, paused, "ours stays paused while nobody reads");
+    // the bridge's buffer (< BATCH_BYTES and a chunk) and the batch in hand (< 64 KiB and a chunk), ours' queue
+    assert.ok(pulls.n * 1024 - read <= 2 * BATCH_BYTES + 3 * 1024, `${pulls.n} KiB pulled for ${read} bytes read`);
+  }
+  const why = new Error("enough");
+  let reason: unknown = "not cancelled";
+  const cancelling = new fuse.ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new Uint8Array([1]));
+    },
+    cancel(r) {
+      reason = r;
+    },
+  });
+  const r2 = batchedBody(cancelling, "Response").getReader();
+  assert.equal([...(await r2.read()).value!], [1]);
+  await sleep(1); // the bridge now waits for ours' next chunk, which never comes
+  await r2.cancel(why);
+  assert.is(reason, why, "a cancel while the bridge waits on ours reaches ours at once, by identity");
+  await reader.cancel();
+});
+
+test("batchedBody: ours' error and a failing cancel keep their identity; a bad chunk ends it with a TypeError", async () => {
+  const boom = new Error("boom");
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const erroring = new fuse.ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+  });
+  const r1 = batchedBody(erroring, "Response").getReader();
+  controller.enqueue(new Uint8Array([1, 2]));
+  assert.equal([...(await r1.read()).value!], [1, 2]);
+  controller.error(boom);
+  await r1.read().then(
+    () => assert.unreachable("should reject"),
+    (e: unknown) => assert.is(e, boom, "our error, by identity"),
+  );
+
+  const failure = new Error("our cancel failed");
+  const failing = new fuse.ReadableStream<Uint8Array>({
+    pull(c) {
+      c.enqueue(new Uint8Array([7]));
+    },
+    cancel() {
+      throw failure;
+    },
+  });
+  const r2 = batchedBody(failing, "Response").getReader();
+  await r2.read();
+  await r2.cancel("stop").then(
+    () => assert.unreachable("should reject"),
+    (e: unknown) => assert.is(e, failure, "the body's cancel() fails with our cancel's failure"),
+  );
+
+  let cancelled: unknown;
+  const bad = new fuse.ReadableStream<unknown>({
+    start(c) {
+      c.enqueue(new Uint8Array([1]));
+      c.enqueue(42);
+    },
+    cancel(r) {
+      cancelled = r;
+    },
+  });
+  const r3 = batchedBody(bad as fuse.ReadableStream<unknown>, "Request").getReader();
+  const end = await (async () => {
+    try {
+      for (;;) if ((await r3.read()).done) return undefined;
+    } catch (e) {
+      return e;
+    }
+  })();
+  assert.instance(end, TypeError);
+  assert.match((end as Error).message, /^Request: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found a number/);
+  assert.is(cancelled, end, "ours is cancelled with the same TypeError");
+});
+
+test("directBody (Bun): every byte, once, in order, across batches, through Bun's consumers and a slow reader", async () => {
+  if (!isBun) {
+    console.log("  (skipped: directBody makes a Bun `type: \"direct\"` stream, Bun only)");
+    return;
+  }
+  const count = 400;
+  const expected = allBytes(count);
+  const viaResponse = new Uint8Array(await new Response(directBody(bursts(count, byteChunk), "Response")).arrayBuffer());
+  assert.equal([...viaResponse], expected, "push bursts through Response.arrayBuffer()");
+  assert.equal([...new Uint8Array(await new Response(directBody(pullBytes(count), "Response")).arrayBuffer())], expected, "pull source");
+  assert.equal(await readBytes(directBody(pullBytes(count, { n: 0 }, 16), "Response"), true), expected, "slow reader");
 });
 
 test.run();

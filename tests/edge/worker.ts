@@ -34,7 +34,6 @@
  * @module
  */
 import * as edge from "../../adapters/edge/mod.ts";
-import { joinBytes } from "../../core/interop/join-bytes.ts";
 import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 import { lockedBodyOutcomes, lockedRequestOutcomes } from "../shared/body-lock.ts";
@@ -125,7 +124,7 @@ async function bytesOf(body: Stream | edge.ReadableStream<Bytes> | null): Promis
     parts.push(chunk);
     length += chunk.byteLength;
   }
-  return joinBytes(parts, length);
+  return edge.concatUint8Arrays(parts, length);
 }
 
 function isOurs(x: unknown): boolean {

@@ -75,8 +75,7 @@ export { concatReadableStreams } from "./helpers/concat.ts";
 export { mergeReadableStreams } from "./helpers/merge.ts";
 export { TextLineStream, type TextLineStreamConstructor, type TextLineStreamOptions } from "./helpers/text-line-stream.ts";
 // For the runtime adapters, which reach the core only through this module: batched reading of any
-// ReadableStream (core/consumers/read-batch.ts), the description of a bad value in error messages, and
-// joining byte chunks (the consumers' and the body bridges').
+// ReadableStream (core/consumers/read-batch.ts) and the description of a bad value in error messages.
 export {
   acquireBatchReader,
   type Batch,
@@ -90,4 +89,3 @@ export {
   type ReadableStreamLike,
 } from "./consumers/read-batch.ts";
 export { describeValue } from "./shared/describe.ts";
-export { concatUint8Arrays } from "./shared/buffers.ts";

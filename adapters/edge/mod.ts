@@ -83,8 +83,8 @@ export function isGlobalWebStreamsPatched(): boolean {
 
 /**
  * A native `ReadableStream` reading one of ours, for the runtime's APIs without the patch (see the
- * contract): `new Response(toNativeReadableStream(ours))`. It reads ours only when the runtime pulls;
- * cancel and errors propagate both ways. Works on every runtime, browsers included.
+ * contract): `new Response(toNativeReadableStream(ours))`. It reads ours only when the runtime pulls, each
+ * pull taking every chunk ours has queued; cancel and errors propagate both ways. Works on every runtime, browsers included.
  */
 export const toNativeReadableStream: ToNativeReadableStream = toNative;
 

@@ -28,8 +28,10 @@ export type IsGlobalWebStreamsPatched = () => boolean;
 
 /**
  * A ReadableStream of the runtime's own (native) class that reads `stream`: the documented way to hand one
- * of our streams to a native API without the patch. It reads `stream` only when its own consumer pulls
- * (backpressure holds: a slow consumer never makes `stream` buffer more than its high-water mark);
+ * of our streams to a native API without the patch. It reads `stream` only when its own consumer pulls, and
+ * each pull takes every chunk `stream` has queued, in one step, or waits for the next one (backpressure
+ * holds: a slow consumer never makes us buffer more than twice `stream`'s queue, the chunks handed over and
+ * the queue its high-water mark refills);
  * cancelling it cancels `stream` with the same reason, and an error of `stream` errors it with the same
  * error. A stream that is already native is returned as it is.
  */

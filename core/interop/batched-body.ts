@@ -16,8 +16,9 @@
  * (`route-0`/`route-3`); a batch-read loop filling this same buffer instead of the pipe, 0.91-1.06x (noise).
  * @module
  */
-import { concatUint8Arrays, type ReadableStream } from "../../mod.ts";
+import type { ReadableStream } from "../../mod.ts";
 import { type BridgePipe, pipeToBridge } from "./bridge-pipe.ts";
+import { joinBytes } from "./join-bytes.ts";
 import { Native } from "./natives.ts";
 
 /** Once the bridge buffers this many bytes ahead of the native consumer, our pipe waits for it. */
@@ -50,7 +51,7 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
     resume?.();
   };
   const take = (): void => {
-    const chunk = parts.length === 1 ? parts[0]! : concatUint8Arrays(parts, size);
+    const chunk = parts.length === 1 ? parts[0]! : joinBytes(parts, size);
     parts = [];
     size = 0;
     controller.enqueue(chunk);

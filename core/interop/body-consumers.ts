@@ -15,8 +15,9 @@
  * stays.
  * @module
  */
-import { concatUint8Arrays, WritableStream } from "../../mod.ts";
+import { WritableStream } from "../../mod.ts";
 import { type ClaimedBody, claimBatchedBody } from "./batched-body.ts";
+import { joinBytes } from "./join-bytes.ts";
 import { syncBodyShellOf } from "./body-shells.ts";
 import { ownerOf } from "./natives.ts";
 import type { PatchTransaction } from "./patch-transaction.ts";
@@ -43,7 +44,7 @@ async function collect({ stream, context }: ClaimedBody): Promise<Uint8Array<Arr
       },
     }),
   );
-  return concatUint8Arrays(parts, size);
+  return joinBytes(parts, size);
 }
 
 type Method = (this: object, ...args: unknown[]) => Promise<unknown>;

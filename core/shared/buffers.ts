@@ -274,10 +274,7 @@ export function isUint8Array(value: unknown): value is Uint8Array {
 // Captured at load; the call is marked pure so that bundles without the consumers drop it.
 const Uint8ArraySet: Uint8Array["set"] = /* @__PURE__ */ (() => (TypedArrayProto as Uint8Array).set)();
 
-/**
- * The bytes of `chunks` (Uint8Arrays of `length` bytes in all) in one new Uint8Array, copied with the intrinsic
- * set(). Shared by the consumers (`bytes()`, `text()`, ...) and the runtime adapters' body bridges.
- */
+/** The bytes of `chunks` (Uint8Arrays of `length` bytes in all) in one new Uint8Array, copied with the intrinsic set(). */
 export function concatUint8Arrays(chunks: readonly Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
   const out = new NativeUint8Array(length);
   let offset = 0;

@@ -34,6 +34,7 @@
  * @module
  */
 import * as edge from "../../adapters/edge/mod.ts";
+import { joinBytes } from "../../core/interop/join-bytes.ts";
 import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 import { lockedBodyOutcomes, lockedRequestOutcomes } from "../shared/body-lock.ts";
@@ -124,7 +125,7 @@ async function bytesOf(body: Stream | edge.ReadableStream<Bytes> | null): Promis
     parts.push(chunk);
     length += chunk.byteLength;
   }
-  return edge.concatUint8Arrays(parts, length);
+  return joinBytes(parts, length);
 }
 
 function isOurs(x: unknown): boolean {

@@ -145,6 +145,20 @@ function followUpCancelRaces(p: Program, channel: string): boolean {
   return m !== null && p.stages.slice(0, Number(m[1])).some((st) => st.kind === "tee");
 }
 
+/**
+ * The same read-ahead decides whether a pipe with a tee upstream settles at all when a fault makes it cancel
+ * its input (no preventCancel): the tee branch's cancel settles at once if the pipe had read it to its end,
+ * and stays pending until the other branch is cancelled if not, and the pipe waits for it. So a pipe that
+ * settled in one run and is still pending in the other is not a difference (seed 408013503); how it settles
+ * when both do is still compared.
+ */
+function withoutLonePipeSettle(a: string[], b: string[], p: Program, channel: string): [string[], string[]] {
+  const settles = (events: string[]): boolean => events.some((e) => e.startsWith("pipe:"));
+  if (!followUpCancelRaces(p, channel) || settles(a) === settles(b)) return [a, b];
+  const drop = (events: string[]): string[] => events.filter((e) => !e.startsWith("pipe:"));
+  return [drop(a), drop(b)];
+}
+
 function normalizeSettled(settled: readonly string[], channel: string, p: Program, origin: number): string[] {
   let out = channel === "out" && releaseRacesFault(p, origin) ? settled.filter((e) => !e.startsWith("closed")) : [...settled];
   if (followUpCancelRaces(p, channel)) out = out.filter((e) => !e.startsWith("cancel:"));
@@ -189,8 +203,12 @@ export function differences(p: Program, ours: Outcome, native: Outcome, n: Norma
     const a = ours.channels[name] ?? EMPTY;
     const b = native.channels[name] ?? EMPTY;
     const exact = !piped || position(p, name) >= origin || name === "crash";
-    const ea = normalizeEvents(a.events, name, n, piped, releaseRaces);
-    const eb = normalizeEvents(b.events, name, n, piped, releaseRaces);
+    const [ea, eb] = withoutLonePipeSettle(
+      normalizeEvents(a.events, name, n, piped, releaseRaces),
+      normalizeEvents(b.events, name, n, piped, releaseRaces),
+      p,
+      name,
+    );
     if (exact && !same(ea, eb)) {
       problems.push(`${name} events differ:\n      ours:   ${ea.join(" | ")}\n      ${other} ${eb.join(" | ")}`);
     }

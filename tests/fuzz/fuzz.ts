@@ -204,6 +204,9 @@ export function internalFailure(o: Outcome): string | undefined {
   return o.unhandledText.find((t) => INTERNAL_FAILURES.some((re) => re.test(t)));
 }
 
+/** The outcome reported for native when a program is not run on it. */
+const NOT_RUN: Outcome = { channels: {}, log: [], stalled: false, unhandled: [], unhandledText: [] };
+
 /** The normalization for a program on a runtime, and the deviations it accounts for. */
 export function nativeDeviation(p: Program, runtime: string = runtimeName()): { normalization: Normalization; what: string[] } {
   const normalization: Normalization = {};
@@ -245,13 +248,16 @@ export interface CaseOptions extends RunOptions {
  */
 export async function runCase(program: Program, options: CaseOptions = {}): Promise<CaseReport> {
   const ours = await runProgram(program, OURS, options);
-  const native = await runProgram(program, NATIVE, options);
-  const failures = invariants(program, ours).map((x) => `ours: ${x}`);
-  const notes = invariants(program, native).map((x) => `native: ${x}`);
   const deviation = nativeDeviation(program);
-  const nativeFailure = internalFailure(native);
+  // A program native is not compared on is not run on native either: Bun 1.4.5's own byte streams abort the
+  // process on some of them (a byte tee whose source errors while a branch has a BYOB read, seed 763261046).
+  const compareNative = deviation.normalization.skip !== true;
+  const native = compareNative ? await runProgram(program, NATIVE, options) : NOT_RUN;
+  const failures = invariants(program, ours).map((x) => `ours: ${x}`);
+  const notes = compareNative ? invariants(program, native).map((x) => `native: ${x}`) : ["native: not run (a known deviation leaves it uncompared)"];
+  const nativeFailure = compareNative ? internalFailure(native) : undefined;
   if (nativeFailure) notes.push(`native failed internally (${nativeFailure}): not compared`);
-  else failures.push(...differences(program, ours, native, deviation.normalization).map((d) => `vs native: ${d}`));
+  else if (compareNative) failures.push(...differences(program, ours, native, deviation.normalization).map((d) => `vs native: ${d}`));
   if (options.verboseNotes) for (const w of deviation.what) notes.push(`normalized (native deviation): ${w}`);
   if (options.strict) notes.push(...orderDifferences(ours, native));
   const referenceImpl = options.reference === undefined ? REFERENCE : options.reference;

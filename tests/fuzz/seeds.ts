@@ -52,6 +52,7 @@ export const REGRESSION_SEEDS: readonly { seed: number; found: string }[] = [
   { seed: 257615052, found: "Node 26: from(array) takes fewer jobs than the async-from-sync steps (native deviation)" },
   { seed: 257675777, found: "ours (Bun), reference, Node, Deno: byte tee responded to a BYOB read after the source errored (core fix)" },
   { seed: 290742786, found: "piped: the follow-up cancel of a tee branch after a preventCancel pipe follows the read-ahead" },
+  { seed: 763261046, found: "Bun 1.4.5's own byte tee aborted the process (a BYOB read of a branch, the source erroring): native is not run where it is not compared" },
   { seed: 408013503, found: "piped: whether an aborted pipe with a tee upstream settles (its cancel of the branch) follows the read-ahead" },
 ];
 

@@ -31,6 +31,7 @@ import { typeError } from "../shared/webidl.ts";
 import {
   BATCH_DONE,
   type BatchAnswer,
+  type BatchSession,
   RAW_BATCH_ANSWER,
   ReadableStreamDefaultReaderReadBatch,
 } from "../readable/batch-request.ts";
@@ -103,8 +104,11 @@ const RELEASED = "Cannot read from a released reader";
 class OurBatchReader<T> implements BatchReader<T> {
   readonly ours = true;
   readonly #reader: ReaderInternal;
-  constructor(reader: ReaderInternal) {
+  /** Set when no user code can reach the reader (FP-BATCH-BURST). */
+  readonly #session: BatchSession | undefined;
+  constructor(reader: ReaderInternal, internal: boolean) {
     this.#reader = reader;
+    this.#session = internal ? { burst: undefined } : undefined;
   }
   read(): Batch<T> | Promise<Batch<T>> {
     return this.readAs(RAW_BATCH_ANSWER as BatchAnswer<Batch<T>>);
@@ -116,7 +120,7 @@ class OurBatchReader<T> implements BatchReader<T> {
       answer.error(e);
       return PromiseReject(e);
     }
-    return ReadableStreamDefaultReaderReadBatch(reader, answer);
+    return ReadableStreamDefaultReaderReadBatch(reader, answer, this.#session);
   }
   cancel(reason?: unknown): Promise<void> {
     const reader = this.#reader;
@@ -212,7 +216,7 @@ export function acquireBatchReader<T>(stream: ReadableStreamLike<T>, context: st
   const internal = readableStreamInternalOrUndefined(stream);
   if (internal !== undefined) {
     if (internal.reader !== undefined) throw typeError(`${context}: the stream is locked`);
-    return new OurBatchReader<T>(AcquireReadableStreamDefaultReader(internal));
+    return new OurBatchReader<T>(AcquireReadableStreamDefaultReader(internal), true);
   }
   if (typeof stream !== "object" || stream === null || typeof stream.getReader !== "function") {
     throw typeError(`${context}: expected a ReadableStream, got ${describeValue(stream)}`);
@@ -233,7 +237,7 @@ export function acquireBatchReader<T>(stream: ReadableStreamLike<T>, context: st
  */
 export function batchReaderOf<T>(reader: DefaultReaderLike<T>, context: string): BatchReader<T> {
   const internal = defaultReaderInternalOrUndefined(reader);
-  if (internal !== undefined) return new OurBatchReader<T>(internal);
+  if (internal !== undefined) return new OurBatchReader<T>(internal, false);
   if (typeof reader !== "object" || reader === null || typeof reader.read !== "function") {
     throw typeError(`${context}: expected a ReadableStreamDefaultReader, got ${describeValue(reader)}`);
   }

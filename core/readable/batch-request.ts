@@ -12,6 +12,7 @@
 import { NativePromise, PromiseReject } from "../shared/primordials.ts";
 import { newPendingPromise, pendingReject, pendingResolve, SHARED_EXECUTOR } from "../shared/promise.ts";
 import type { AlgorithmResult } from "../shared/promise.ts";
+import { JobQueue } from "../shared/jobs.ts";
 import type { ByteControllerInternal } from "./byte-controller.ts";
 import type { DefaultControllerInternal } from "./default-controller.ts";
 import type { SourceAlgorithms } from "./source-algorithms.ts";
@@ -80,11 +81,27 @@ export function ReadableStreamTakeQueued(controller: ReadableStreamInternal): un
 }
 
 /**
+ * The state a batch reader keeps across its batch reads when no user code can reach its reader (batches(), the
+ * consumers, the helpers, the adapters): only batch reads are made on such a reader, one at a time, so a batch
+ * answered outside a pull() may take what is queued right after it (FP-BATCH-BURST).
+ */
+export interface BatchSession {
+  /** The batch read whose burst job may still add chunks; any later batch read clears it. */
+  burst: object | undefined;
+}
+
+/**
  * A batch read from a default reader: `answer`'s value for the chunks queued now (synchronously), for the end
  * when the stream is closed, or a promise of either when it has to wait; a promise rejected with the stored
- * error when it is errored. The reader must hold a stream (the caller checks for a released reader).
+ * error when it is errored. The reader must hold a stream (the caller checks for a released reader). `session`:
+ * given when the reader is one no user code can reach, and only batch reads are made on it (FP-BATCH-BURST).
  */
-export function ReadableStreamDefaultReaderReadBatch<R>(reader: ReaderInternal, answer: BatchAnswer<R>): R | Promise<R> {
+export function ReadableStreamDefaultReaderReadBatch<R>(
+  reader: ReaderInternal,
+  answer: BatchAnswer<R>,
+  session?: BatchSession,
+): R | Promise<R> {
+  if (session !== undefined) session.burst = undefined; // a burst job still queued must not add to an earlier batch
   const stream = reader.stream!;
   stream.disturbed = true;
   const state = stream.state;
@@ -100,7 +117,7 @@ export function ReadableStreamDefaultReaderReadBatch<R>(reader: ReaderInternal, 
     const queued = ReadableStreamTakeQueued(controller);
     if (queued !== undefined) return answer.chunks(queued);
   }
-  const request = new BatchReadRequest<R>(reader, controller, answer);
+  const request = new BatchReadRequest<R>(reader, controller, answer, session);
   // Only the first read waiting holds chunks, one at a time, and not on a byte stream with autoAllocateChunkSize
   // (its read requests come with a pull-into descriptor, which a read cannot leave behind).
   const c = controller as DefaultControllerInternal | ByteControllerInternal;
@@ -134,11 +151,15 @@ function hasQueuedChunk(c: DefaultControllerInternal | ByteControllerInternal): 
  * some (the source has nothing more for now) makes it answer too, and so do the stream's close and error
  * (held chunks first; the end is seen by the next read).
  */
+/** The burst jobs of batch reads (FP-BATCH-BURST). */
+const burstJobs: JobQueue<BatchReadRequest<unknown>> = new JobQueue(() => burstJobs.shift().takeBurst());
+
 class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
   readonly promise: Promise<R>;
   readonly #reader: ReaderInternal;
   readonly #controller: ReadableStreamInternal;
   readonly #answer: BatchAnswer<R>;
+  readonly #session: BatchSession | undefined;
   #resolve: ((v: R) => void) | undefined = undefined;
   #reject: ((e: unknown) => void) | undefined = undefined;
   #held: unknown[] | undefined = undefined;
@@ -149,11 +170,14 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
   #inPull = false;
   /** Took a chunk during the pull() that is running. */
   #tookInPull = false;
+  /** FP-BATCH-BURST: the chunks it answered with, while its burst job may add to them. */
+  #burst: unknown[] | undefined = undefined;
 
-  constructor(reader: ReaderInternal, controller: ReadableStreamInternal, answer: BatchAnswer<R>) {
+  constructor(reader: ReaderInternal, controller: ReadableStreamInternal, answer: BatchAnswer<R>, session: BatchSession | undefined) {
     this.#reader = reader;
     this.#controller = controller;
     this.#answer = answer;
+    this.#session = session;
     if (SHARED_EXECUTOR) {
       this.promise = newPendingPromise<R>();
       this.#resolve = pendingResolve;
@@ -199,7 +223,31 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
       this.#tookInPull = true; // decided when pull() returns
       return;
     }
+    const session = this.#session;
+    if (session !== undefined) {
+      // FP-BATCH-BURST: the burst job is queued right before the consumer's reaction to the answer.
+      session.burst = this;
+      this.#burst = this.#held;
+      burstJobs.queue(this);
+    }
     this.#answerHeld();
+  }
+
+  /**
+   * FP-BATCH-BURST, the burst job: adds to the chunks answered (the array the answer holds, which its consumer
+   * has not seen yet: its reaction is the next job) every chunk queued since, each taken as a read() would
+   * take it (FP-BATCH-TAKE); nothing when another batch read has been made or the reader was released.
+   */
+  takeBurst(): void {
+    const burst = this.#burst!;
+    this.#burst = undefined;
+    const session = this.#session!;
+    if (session.burst !== this) return;
+    session.burst = undefined;
+    const stream = this.#reader.stream;
+    if (stream === undefined) return;
+    let chunk;
+    while ((chunk = stream.readSync()) !== NO_CHUNK) burst.push(chunk);
   }
 
   closeSteps(): void {

@@ -42,7 +42,7 @@ import {
   ReadableStreamReaderGenericCancel,
   ReadableStreamReaderRelease,
 } from "../readable/reader-ops.ts";
-import type { ReaderInternal } from "../readable/stream-internal.ts";
+import type { ReaderInternal, ReaderOwner } from "../readable/stream-internal.ts";
 import { describeValue } from "../shared/describe.ts";
 
 export { BATCH_DONE, type BatchAnswer };
@@ -99,6 +99,14 @@ export function isBatchPromise<T>(next: Batch<T> | Promise<Batch<T>>): next is P
 }
 
 const RELEASED = "Cannot read from a released reader";
+
+function ignore(): void {}
+
+/**
+ * The owner of a reader that no user code can reach (acquireBatchReader's): its closed promise would be seen by
+ * nobody, so it is never made (FP-LAZY), and the TypeError release would reject it with is not made either.
+ */
+const UNSEEN: ReaderOwner = { readerClosed: ignore, readerErrored: ignore };
 
 /** Batches of a fusestreams stream, through its internal reader. */
 class OurBatchReader<T> implements BatchReader<T> {
@@ -216,7 +224,7 @@ export function acquireBatchReader<T>(stream: ReadableStreamLike<T>, context: st
   const internal = readableStreamInternalOrUndefined(stream);
   if (internal !== undefined) {
     if (internal.reader !== undefined) throw typeError(`${context}: the stream is locked`);
-    return new OurBatchReader<T>(AcquireReadableStreamDefaultReader(internal), true);
+    return new OurBatchReader<T>(AcquireReadableStreamDefaultReader(internal, UNSEEN), true);
   }
   if (typeof stream !== "object" || stream === null || typeof stream.getReader !== "function") {
     throw typeError(`${context}: expected a ReadableStream, got ${describeValue(stream)}`);

@@ -73,11 +73,21 @@ export const BATCH_HOLD_LIMIT = 64;
  * undefined when none is queued. A synchronous pull() called by those steps may enqueue more: they are taken too.
  */
 export function ReadableStreamTakeQueued(controller: ReadableStreamInternal): unknown[] | undefined {
-  let chunk = controller.readSync();
+  const chunk = controller.readSync();
   if (chunk === NO_CHUNK) return undefined;
   const batch = [chunk];
-  while ((chunk = controller.readSync()) !== NO_CHUNK) batch.push(chunk);
+  ReadableStreamTakeQueuedInto(controller, batch);
   return batch;
+}
+
+/** ReadableStreamTakeQueued, appending to `batch`. */
+function ReadableStreamTakeQueuedInto(controller: ReadableStreamInternal, batch: unknown[]): void {
+  if (!controller.isByte) {
+    (controller as DefaultControllerInternal).takeQueuedInto(batch);
+    return;
+  }
+  let chunk;
+  while ((chunk = controller.readSync()) !== NO_CHUNK) batch.push(chunk);
 }
 
 /**
@@ -245,9 +255,7 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
     if (session.burst !== this) return;
     session.burst = undefined;
     const stream = this.#reader.stream;
-    if (stream === undefined) return;
-    let chunk;
-    while ((chunk = stream.readSync()) !== NO_CHUNK) burst.push(chunk);
+    if (stream !== undefined) ReadableStreamTakeQueuedInto(stream, burst);
   }
 
   closeSteps(): void {

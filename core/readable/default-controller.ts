@@ -4,6 +4,7 @@
  */
 import { defineInterface } from "../shared/interface.ts";
 import {
+  MathFloor,
   PromisePrototypeThen,
   PromiseResolve,
   queueMicrotask,
@@ -82,6 +83,32 @@ export class DefaultControllerInternal extends ReadableStreamInternal implements
       ReadableStreamDefaultControllerCallPullIfNeeded(this);
     }
     return chunk;
+  }
+
+  /**
+   * FP-BATCH-TAKE: appends every queued chunk to `batch`, each dequeued with readSync()'s steps. For a dequeue
+   * that leaves the desired size at or below zero with no read waiting (and chunks still queued), those steps
+   * do nothing but dequeue: ShouldCallPull is false, so CallPullIfNeeded returns at once, and the close waits
+   * for the last chunk. Such dequeues (the first ones, when more than the high-water mark is queued and nothing
+   * has a size() strategy) are made in one move.
+   */
+  takeQueuedInto(batch: unknown[]): void {
+    const queue = this.queue;
+    if (queue === undefined) return;
+    const total = this.queueTotalSize;
+    if (this.ext?.sized === undefined && total > this.strategyHWM) {
+      const reader = this.reader;
+      if (reader === undefined || reader.size === 0) {
+        let n = MathFloor(total - this.strategyHWM);
+        if (n >= total) n = total - 1;
+        if (n > 0) {
+          queue.moveInto(batch, n);
+          this.queueTotalSize = total - n;
+        }
+      }
+    }
+    let chunk;
+    while ((chunk = this.readSync()) !== NO_CHUNK) batch.push(chunk);
   }
 
   readSyncOwingPullReaction(): unknown {

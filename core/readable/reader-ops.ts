@@ -40,20 +40,18 @@ export function ReadableStreamReaderGenericCancel(reader: ReaderInternal, reason
 
 /**
  * ReadableStreamReaderGenericRelease(reader). `error` is the TypeError the spec creates here: a caller whose
- * reader nobody else can see may pass one it made once.
+ * reader nobody else can see may pass one it made once. A reader with an owner has no closed promise, and
+ * no TypeError is made for it.
  */
-export function ReadableStreamReaderGenericRelease(
-  reader: ReaderInternal,
-  error: TypeError = typeError("The reader's lock was released"),
-): void {
+export function ReadableStreamReaderGenericRelease(reader: ReaderInternal, error?: TypeError): void {
   const stream = reader.stream!;
   const closed = reader.closed;
   if (closed === undefined) {
     // an owner's reader: nobody can see its closed promise, and the owner is finishing
   } else if (stream.state === READABLE) {
-    closed.reject(error, true);
+    closed.reject(error ?? releasedError(), true);
   } else {
-    closed.resetRejected(error, true);
+    closed.resetRejected(error ?? releasedError(), true);
   }
   stream.releaseSteps();
   stream.reader = undefined;
@@ -110,5 +108,9 @@ export function ReadableStreamBYOBReaderRead(
  */
 export function ReadableStreamReaderRelease(reader: ReaderInternal, error?: TypeError): void {
   ReadableStreamReaderGenericRelease(reader, error);
-  if (reader.size !== 0) ReaderErrorRequests(reader, error ?? typeError("The reader's lock was released"));
+  if (reader.size !== 0) ReaderErrorRequests(reader, error ?? releasedError());
+}
+
+function releasedError(): TypeError {
+  return typeError("The reader's lock was released");
 }

@@ -17,6 +17,7 @@ export const SymbolToStringTag: typeof Symbol.toStringTag = Symbol.toStringTag;
 export const NumberIsNaN: typeof Number.isNaN = Number.isNaN;
 export const MathMin: typeof Math.min = Math.min;
 export const MathTrunc: typeof Math.trunc = Math.trunc;
+export const MathFloor: typeof Math.floor = Math.floor;
 
 /**
  * Whether the engine is JavaScriptCore (Bun), told apart by the own numeric `line` property it gives every

@@ -9,7 +9,7 @@
  * (FP-BATCH-HOLD, core/README.md): the source sees what a read loop would show it.
  * @module
  */
-import { NativePromise, PromiseReject } from "../shared/primordials.ts";
+import { NativeArray, NativePromise, PromiseReject } from "../shared/primordials.ts";
 import { newPendingPromise, pendingReject, pendingResolve, SHARED_EXECUTOR } from "../shared/promise.ts";
 import type { AlgorithmResult } from "../shared/promise.ts";
 import { JobQueue } from "../shared/jobs.ts";
@@ -172,7 +172,12 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
   readonly #session: BatchSession | undefined;
   #resolve: ((v: R) => void) | undefined = undefined;
   #reject: ((e: unknown) => void) | undefined = undefined;
+  /**
+   * The chunks taken and not yet answered with (the first `#count` slots): made for BATCH_HOLD_LIMIT chunks
+   * when the first comes inside a pull() (a chain that may go on), else for the one chunk.
+   */
   #held: unknown[] | undefined = undefined;
+  #count = 0;
   /** In the reader's list of read requests. */
   #waiting = true;
   /** The controller's pull algorithm this request stands in for while it waits (FP-BATCH-HOLD). */
@@ -227,8 +232,10 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
   chunkSteps(chunk: unknown): void {
     this.#waiting = false;
     const held = this.#held;
-    if (held === undefined) this.#held = [chunk];
-    else held.push(chunk);
+    if (held !== undefined) held[this.#count] = chunk;
+    else if (this.#inPull) (this.#held = new NativeArray(BATCH_HOLD_LIMIT))[0] = chunk;
+    else this.#held = [chunk];
+    this.#count++;
     if (this.#inPull) {
       this.#tookInPull = true; // decided when pull() returns
       return;
@@ -287,12 +294,12 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
     this.#tookInPull = false;
     const controller = this.#controller;
     const stream = reader.stream;
-    const held = this.#held!;
+    const count = this.#count;
     const hold = this.#answer.hold;
     if (
-      sync && held.length < BATCH_HOLD_LIMIT && stream !== undefined && stream.state === READABLE &&
+      sync && count < BATCH_HOLD_LIMIT && stream !== undefined && stream.state === READABLE &&
       reader.size === 0 && !hasQueuedChunk(controller as DefaultControllerInternal | ByteControllerInternal) &&
-      (hold === undefined || hold(held[held.length - 1]))
+      (hold === undefined || hold(this.#held![count - 1]))
     ) {
       // FP-BATCH-HOLD: the read a read loop makes next, now instead of in the job queued when its read was
       // fulfilled: both come before the pull reaction job queued next, and the source cannot tell them apart.
@@ -306,6 +313,8 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
   #answerHeld(): void {
     const held = this.#held!;
     this.#held = undefined;
+    if (held.length !== this.#count) held.length = this.#count;
+    this.#count = 0;
     this.#settle(held, undefined, 0);
   }
 

@@ -90,6 +90,7 @@ export const queueMicrotask: (cb: () => void) => void =
     };
 
 export const NativeAbortController: typeof AbortController = globalThis.AbortController;
+export const NativeArray: ArrayConstructor = Array;
 export const NativeArrayBuffer: ArrayBufferConstructor = ArrayBuffer;
 export const NativeUint8Array: Uint8ArrayConstructor = Uint8Array;
 export const NativeDataView: DataViewConstructor = DataView;

@@ -220,7 +220,13 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
     } finally {
       this.#inPull = false;
     }
-    if (this.#held !== undefined) this.#pullReturned(result === undefined);
+    if (this.#tookInPull) {
+      // It took a chunk in this pull(): hold on if the pull() returned synchronously (its reaction is queued next).
+      this.#tookInPull = false;
+      if (result !== undefined || !this.#holdOn()) this.#answerHeld();
+    } else if (this.#held !== undefined) {
+      this.#pullGaveNothing();
+    }
     return result;
   }
 
@@ -278,34 +284,35 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
     else this.#settle(undefined, e, 2);
   }
 
-  /** A pull() returned while chunks are held: `sync` when it returned undefined (its reaction is queued next). */
-  #pullReturned(sync: boolean): void {
-    const reader = this.#reader;
-    if (!this.#tookInPull) {
-      // Waiting again, and this pull() gave nothing: answer with what is held. It went back into an empty
-      // list, so it is still the first waiting read.
-      if (this.#waiting) {
-        reader.shift();
-        this.#waiting = false;
-      }
-      this.#answerHeld();
-      return;
-    }
-    this.#tookInPull = false;
-    const controller = this.#controller;
-    const stream = reader.stream;
+  /**
+   * FP-BATCH-HOLD: after a synchronous pull() that gave it a chunk, goes back into the reader's list as the first
+   * waiting read if nothing else is queued or waiting, the stream is readable and the limits allow; whether it did.
+   */
+  #holdOn(): boolean {
     const count = this.#count;
-    const hold = this.#answer.hold;
+    const reader = this.#reader;
+    const controller = this.#controller as DefaultControllerInternal | ByteControllerInternal;
     if (
-      sync && count < BATCH_HOLD_LIMIT && stream !== undefined && stream.state === READABLE &&
-      reader.size === 0 && !hasQueuedChunk(controller as DefaultControllerInternal | ByteControllerInternal) &&
-      (hold === undefined || hold(this.#held![count - 1]))
+      count >= BATCH_HOLD_LIMIT || reader.stream === undefined || controller.state !== READABLE || reader.size !== 0 ||
+      hasQueuedChunk(controller)
     ) {
-      // FP-BATCH-HOLD: the read a read loop makes next, now instead of in the job queued when its read was
-      // fulfilled: both come before the pull reaction job queued next, and the source cannot tell them apart.
-      this.#waiting = true;
-      controller.pullStepsEmpty(this);
-      return;
+      return false;
+    }
+    const hold = this.#answer.hold;
+    if (hold !== undefined && !hold(this.#held![count - 1])) return false;
+    // The read a read loop makes next, now instead of in the job queued when its read was fulfilled: both come
+    // before the pull reaction job queued next, and the source cannot tell them apart.
+    this.#waiting = true;
+    controller.pullStepsEmpty(this);
+    return true;
+  }
+
+  /** A pull() returned without giving it a chunk while it holds some: it answers with those. */
+  #pullGaveNothing(): void {
+    // Waiting again: it went back into an empty list, so it is still the first waiting read.
+    if (this.#waiting) {
+      this.#reader.shift();
+      this.#waiting = false;
     }
     this.#answerHeld();
   }

@@ -37,6 +37,20 @@ const queueJob: (job: () => void) => void =
     ? queueMicrotask
     : (job) => void settledPromise.then(job);
 
+const ReflectApply = Reflect.apply;
+
+/**
+ * Whether the engine runs Reflect.apply faster with one argument list kept for every call (JavaScriptCore) than
+ * with a literal at each call (V8, which removes the literal): the same choice as core/shared/promise.ts.
+ */
+const REUSE_ARGUMENT_LISTS = typeof Reflect.getOwnPropertyDescriptor(new Error("probe"), "line")?.value === "number";
+
+/** The least controller a floor's source or producer calls: enqueue() and close(). */
+interface PullController {
+  enqueue(chunk: Uint8Array): void;
+  close(): void;
+}
+
 /** The floor for scenario `id`, or undefined. */
 export function buildFloor(id: string, data: Data): Floor | undefined {
   const { count, expect } = data;
@@ -101,31 +115,52 @@ export function buildFloor(id: string, data: Data): Floor | undefined {
       };
     case "floor-batch-pull":
       return {
-        note: "per chunk: the source's pull() (one array push) and its reaction job; per 64 chunks: resolve + await",
+        note: "per chunk: the source's pull(controller) (its enqueue() one array push) and its reaction job; per 64 chunks: resolve + await",
         prepare: () => data.chunks,
         async run(chunks) {
           const tally = new Tally();
           let i = 0;
+          let closed = false;
           let held: Uint8Array[] = [];
           let wake!: (batch: Uint8Array[]) => void;
-          const pull = (): void => {
-            held.push(chunks[i++]!);
+          // the least a controller can be: enqueue() keeps the chunk for the waiting consumer
+          const controller: PullController = {
+            enqueue(chunk) {
+              held.push(chunk);
+            },
+            close() {
+              closed = true;
+            },
           };
+          // the batch-pull row's source (scenarios/batched.ts); its pull() is read once, as the standard reads it
+          // when the stream is made, and called with Reflect.apply, the one call a JavaScript implementation can
+          // make without looking anything up on the source or the function each time
+          const source = {
+            pull(c: PullController): void {
+              c.enqueue(chunks[i++]!);
+              if (i === count) c.close();
+            },
+          };
+          const pull = source.pull;
+          const pullArgs = [controller];
+          const call = REUSE_ARGUMENT_LISTS
+            ? (): unknown => ReflectApply(pull, source, pullArgs)
+            : (): unknown => ReflectApply(pull, source, [controller]);
           // the pull reaction job: it calls pull() again (the read loop's pull chain), answering every 64 chunks
           const reaction = (): void => {
-            pull();
-            if (held.length === 64 || i === count) {
+            call();
+            if (held.length === 64 || closed) {
               const batch = held;
               held = [];
               wake(batch);
             }
-            if (i < count) queueJob(reaction);
+            if (!closed) queueJob(reaction);
           };
           const wait = (resolve: (batch: Uint8Array[]) => void): void => {
             wake = resolve;
           };
           queueJob(reaction);
-          while (i < count || held.length > 0) {
+          while (!closed || held.length > 0) {
             const batch = await new Promise(wait);
             for (let k = 0; k < batch.length; k++) tally.add(batch[k]!);
           }
@@ -134,14 +169,22 @@ export function buildFloor(id: string, data: Data): Floor | undefined {
       };
     case "floor-batch-push":
       return {
-        note: "per burst of 64: the producer's MessageChannel task (64 array pushes), one resolve + await",
+        note: "per burst of 64: the producer's MessageChannel task (64 enqueue()s, each one array push), one resolve + await",
         prepare: () => data.chunks,
         async run(chunks) {
           const tally = new Tally();
           let held: Uint8Array[] = [];
           let wake: ((batch: Uint8Array[]) => void) | undefined;
-          // the producer's tasks; at the end of each, the consumer waiting (if any) is woken with the burst
-          pushInBursts(count, 64, (i) => held.push(chunks[i]!), () => {}, () => {
+          // the least a controller can be: enqueue() keeps the chunk for the consumer
+          const controller: PullController = {
+            enqueue(chunk) {
+              held.push(chunk);
+            },
+            close() {},
+          };
+          // the batch-push row's producer (scenarios/batched.ts); at the end of each task, the consumer waiting
+          // (if any) is woken with the burst
+          pushInBursts(count, 64, (i) => controller.enqueue(chunks[i]!), () => controller.close(), () => {
             if (wake === undefined) return;
             const w = wake;
             wake = undefined;

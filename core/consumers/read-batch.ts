@@ -116,7 +116,7 @@ class OurBatchReader<T> implements BatchReader<T> {
   readonly #session: BatchSession | undefined;
   constructor(reader: ReaderInternal, internal: boolean) {
     this.#reader = reader;
-    this.#session = internal ? { burst: undefined } : undefined;
+    this.#session = internal ? { burst: undefined, wide: false } : undefined;
   }
   read(): Batch<T> | Promise<Batch<T>> {
     return this.readAs(RAW_BATCH_ANSWER as BatchAnswer<Batch<T>>);

@@ -75,19 +75,26 @@ export const BATCH_HOLD_LIMIT = 64;
 export function ReadableStreamTakeQueued(controller: ReadableStreamInternal): unknown[] | undefined {
   const chunk = controller.readSync();
   if (chunk === NO_CHUNK) return undefined;
-  const batch = [chunk];
-  ReadableStreamTakeQueuedInto(controller, batch);
+  // Made for what is queued now (a default stream's queue exists once a chunk was read from it).
+  const queued = controller.isByte ? 0 : (controller as DefaultControllerInternal).queue!.size;
+  if (queued === 0) {
+    const batch = [chunk];
+    ReadableStreamTakeQueuedInto(controller, batch, 1); // a byte stream's chunks, appended
+    return batch;
+  }
+  const batch = new NativeArray(queued + 1);
+  batch[0] = chunk;
+  const count = ReadableStreamTakeQueuedInto(controller, batch, 1);
+  if (count !== batch.length) batch.length = count;
   return batch;
 }
 
-/** ReadableStreamTakeQueued, appending to `batch`. */
-function ReadableStreamTakeQueuedInto(controller: ReadableStreamInternal, batch: unknown[]): void {
-  if (!controller.isByte) {
-    (controller as DefaultControllerInternal).takeQueuedInto(batch);
-    return;
-  }
+/** ReadableStreamTakeQueued, writing into `batch` from index `at`; returns the index after the last chunk. */
+function ReadableStreamTakeQueuedInto(controller: ReadableStreamInternal, batch: unknown[], at: number): number {
+  if (!controller.isByte) return (controller as DefaultControllerInternal).takeQueuedInto(batch, at);
   let chunk;
-  while ((chunk = controller.readSync()) !== NO_CHUNK) batch.push(chunk);
+  while ((chunk = controller.readSync()) !== NO_CHUNK) batch[at++] = chunk;
+  return at;
 }
 
 /**
@@ -98,6 +105,8 @@ function ReadableStreamTakeQueuedInto(controller: ReadableStreamInternal, batch:
 export interface BatchSession {
   /** The batch read whose burst job may still add chunks; any later batch read clears it. */
   burst: object | undefined;
+  /** Whether the last burst job took chunks: the next batch answered outside a pull() is made with room for more. */
+  wide: boolean;
 }
 
 /**
@@ -185,8 +194,9 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
   #inPull = false;
   /** Took a chunk during the pull() that is running. */
   #tookInPull = false;
-  /** FP-BATCH-BURST: the chunks it answered with, while its burst job may add to them. */
+  /** FP-BATCH-BURST: the chunks it answered with (the first `#burstCount` slots), until its burst job has run. */
   #burst: unknown[] | undefined = undefined;
+  #burstCount = 0;
 
   constructor(reader: ReaderInternal, controller: ReadableStreamInternal, answer: BatchAnswer<R>, session: BatchSession | undefined) {
     this.#reader = reader;
@@ -237,23 +247,34 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
 
   chunkSteps(chunk: unknown): void {
     this.#waiting = false;
+    const session = this.#session;
     const held = this.#held;
-    if (held !== undefined) held[this.#count] = chunk;
-    else if (this.#inPull) (this.#held = new NativeArray(BATCH_HOLD_LIMIT))[0] = chunk;
-    else this.#held = [chunk];
+    if (held !== undefined) {
+      held[this.#count] = chunk;
+    } else if (this.#inPull || (session !== undefined && session.wide)) {
+      // a pull() chain that may go on, or a burst like the last one: room for the chunks that may follow
+      (this.#held = new NativeArray(BATCH_HOLD_LIMIT))[0] = chunk;
+    } else {
+      this.#held = [chunk];
+    }
     this.#count++;
     if (this.#inPull) {
       this.#tookInPull = true; // decided when pull() returns
       return;
     }
-    const session = this.#session;
-    if (session !== undefined) {
-      // FP-BATCH-BURST: the burst job is queued right before the consumer's reaction to the answer.
-      session.burst = this;
-      this.#burst = this.#held;
-      burstJobs.queue(this);
+    if (session === undefined) {
+      this.#answerHeld();
+      return;
     }
-    this.#answerHeld();
+    // FP-BATCH-BURST: the burst job is queued right before the consumer's reaction to the answer, and makes the
+    // chunks (the array answered with, which nobody sees before then) what they are.
+    session.burst = this;
+    const burst = this.#burst = this.#held!;
+    this.#burstCount = this.#count;
+    this.#held = undefined;
+    this.#count = 0;
+    burstJobs.queue(this);
+    this.#settle(burst, undefined, 0);
   }
 
   /**
@@ -264,11 +285,15 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
   takeBurst(): void {
     const burst = this.#burst!;
     this.#burst = undefined;
+    let count = this.#burstCount;
     const session = this.#session!;
-    if (session.burst !== this) return;
-    session.burst = undefined;
-    const stream = this.#reader.stream;
-    if (stream !== undefined) ReadableStreamTakeQueuedInto(stream, burst);
+    if (session.burst === this) {
+      session.burst = undefined;
+      const stream = this.#reader.stream;
+      if (stream !== undefined) count = ReadableStreamTakeQueuedInto(stream, burst, count);
+      session.wide = count > 1;
+    }
+    if (burst.length !== count) burst.length = count;
   }
 
   closeSteps(): void {

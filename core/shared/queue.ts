@@ -40,13 +40,13 @@ export class RingQueue<T> {
     return value;
   }
 
-  /** Removes the first `n` elements (there must be more than `n`) and appends them to `out`, in order. */
-  moveInto(out: T[], n: number): void {
+  /** Removes the first `n` elements (there must be more than `n`) and writes them into `out` from index `at`, in order. */
+  moveInto(out: T[], at: number, n: number): void {
     const items = this.#items;
     const mask = this.#mask;
     let head = this.#head;
     for (let i = 0; i < n; i++) {
-      out.push(items[head] as T);
+      out[at + i] = items[head] as T;
       items[head] = undefined;
       head = (head + 1) & mask;
     }

@@ -15,7 +15,7 @@ import type { AlgorithmResult } from "../shared/promise.ts";
 import { JobQueue } from "../shared/jobs.ts";
 import type { ByteControllerInternal } from "./byte-controller.ts";
 import type { DefaultControllerInternal } from "./default-controller.ts";
-import type { SourceAlgorithms } from "./source-algorithms.ts";
+import { NO_SOURCE_ALGORITHMS, type SourceAlgorithms } from "./source-algorithms.ts";
 import {
   CLOSED,
   ERRORED,
@@ -137,13 +137,14 @@ export function ReadableStreamDefaultReaderReadBatch<R>(
     if (queued !== undefined) return answer.chunks(queued);
   }
   const request = new BatchReadRequest<R>(reader, controller, answer, session);
-  // Only the first read waiting holds chunks, one at a time, and not on a byte stream with autoAllocateChunkSize
-  // (its read requests come with a pull-into descriptor, which a read cannot leave behind).
+  // Only the first read waiting holds chunks, one at a time; not from a source without pull() (nothing comes
+  // inside a pull()), nor on a byte stream with autoAllocateChunkSize (its read requests come with a pull-into
+  // descriptor, which a read cannot leave behind).
   const c = controller as DefaultControllerInternal | ByteControllerInternal;
   const source = c.algorithms;
   if (
-    reader.size === 0 && source !== undefined && !(source instanceof BatchReadRequest) &&
-    !(c.isByte && c.ext?.autoAllocateChunkSize !== undefined)
+    reader.size === 0 && source !== undefined && !(source instanceof BatchReadRequest) && source !== NO_SOURCE_ALGORITHMS &&
+    !(source === c && c.pullFn === undefined) && !(c.isByte && c.ext?.autoAllocateChunkSize !== undefined)
   ) {
     request.watch(c, source);
   }
@@ -171,7 +172,7 @@ function hasQueuedChunk(c: DefaultControllerInternal | ByteControllerInternal): 
  * (held chunks first; the end is seen by the next read).
  */
 /** The burst jobs of batch reads (FP-BATCH-BURST). */
-const burstJobs: JobQueue<BatchReadRequest<unknown>> = new JobQueue(() => burstJobs.shift().takeBurst());
+const burstJobs: JobQueue<{ takeBurst(): void }> = new JobQueue(() => burstJobs.shift().takeBurst());
 
 class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
   readonly promise: Promise<R>;

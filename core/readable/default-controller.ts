@@ -179,8 +179,10 @@ function ResetQueue(c: DefaultControllerInternal): void {
 
 /** ReadableStreamDefaultControllerCallPullIfNeeded(controller). */
 export function ReadableStreamDefaultControllerCallPullIfNeeded(c: DefaultControllerInternal): void {
-  if (!ReadableStreamDefaultControllerShouldCallPull(c)) return;
-  if (c.pullState >= PULLING) {
+  // With [[pullAgain]] set already, every outcome below leaves the state as it is (ShouldCallPull has no side effects).
+  const pullState = c.pullState;
+  if (pullState === PULLING_AGAIN || !ReadableStreamDefaultControllerShouldCallPull(c)) return;
+  if (pullState === PULLING) {
     c.pullState = PULLING_AGAIN;
     return;
   }
@@ -246,6 +248,12 @@ function PullRejectedReaction(c: DefaultControllerInternal): (e: unknown) => voi
 function PullFulfilled(c: DefaultControllerInternal): void {
   if (c.pullState === BEFORE_START) {
     // The reaction to start(): pull() cannot have run yet.
+    if (c.algorithms === NO_SOURCE_ALGORITHMS || (c.algorithms === c && c.pullFn === undefined)) {
+      // FP-NO-PULL: a source without pull(): its pull algorithm and the reactions to it do nothing, so the stream
+      // is left pulling with [[pullAgain]] set for good, where CallPullIfNeeded returns at once.
+      c.pullState = PULLING_AGAIN;
+      return;
+    }
     c.pullState = PULL_IDLE;
     ReadableStreamDefaultControllerCallPullIfNeeded(c);
     return;

@@ -9,7 +9,7 @@
  * (FP-BATCH-HOLD, core/README.md): the source sees what a read loop would show it.
  * @module
  */
-import { NativeArray, NativePromise, PromiseReject } from "../shared/primordials.ts";
+import { MathFloor, NativeArray, NativePromise, PromiseReject } from "../shared/primordials.ts";
 import { newPendingPromise, pendingReject, pendingResolve, SHARED_EXECUTOR } from "../shared/promise.ts";
 import type { AlgorithmResult } from "../shared/promise.ts";
 import { JobQueue } from "../shared/jobs.ts";
@@ -89,9 +89,26 @@ export function ReadableStreamTakeQueued(controller: ReadableStreamInternal): un
   return batch;
 }
 
-/** ReadableStreamTakeQueued, writing into `batch` from index `at`; returns the index after the last chunk. */
+/**
+ * ReadableStreamTakeQueued, writing into `batch` from index `at`; returns the index after the last chunk.
+ *
+ * On a default stream without a size() strategy, a dequeue that leaves the desired size at or below zero with no
+ * read waiting and chunks still queued runs no step but the dequeue: ShouldCallPull is false, so CallPullIfNeeded
+ * returns at once, and the close waits for the last chunk. Those dequeues (the first ones, when more than the
+ * high-water mark is queued) are made without them.
+ */
 function ReadableStreamTakeQueuedInto(controller: ReadableStreamInternal, batch: unknown[], at: number): number {
-  if (!controller.isByte) return (controller as DefaultControllerInternal).takeQueuedInto(batch, at);
+  if (!controller.isByte) {
+    const c = controller as DefaultControllerInternal;
+    const queue = c.queue;
+    const total = c.queueTotalSize;
+    if (queue !== undefined && total > c.strategyHWM && c.ext?.sized === undefined && c.reader?.size === 0) {
+      let n = MathFloor(total - c.strategyHWM);
+      if (n >= total) n = total - 1;
+      c.queueTotalSize = total - n;
+      while (n-- > 0) batch[at++] = queue.shift();
+    }
+  }
   let chunk;
   while ((chunk = controller.readSync()) !== NO_CHUNK) batch[at++] = chunk;
   return at;

@@ -4,7 +4,6 @@
  */
 import { defineInterface } from "../shared/interface.ts";
 import {
-  MathFloor,
   PromisePrototypeThen,
   PromiseResolve,
   queueMicrotask,
@@ -83,34 +82,6 @@ export class DefaultControllerInternal extends ReadableStreamInternal implements
       ReadableStreamDefaultControllerCallPullIfNeeded(this);
     }
     return chunk;
-  }
-
-  /**
-   * FP-BATCH-TAKE: writes every queued chunk into `batch` from index `at`, each dequeued with readSync()'s steps;
-   * returns the index after the last. For a dequeue that leaves the desired size at or below zero with no read
-   * waiting (and chunks still queued), those steps do nothing but dequeue: ShouldCallPull is false, so
-   * CallPullIfNeeded returns at once, and the close waits for the last chunk. Such dequeues (the first ones, when
-   * more than the high-water mark is queued and nothing has a size() strategy) are made in one move.
-   */
-  takeQueuedInto(batch: unknown[], at: number): number {
-    const queue = this.queue;
-    if (queue === undefined) return at;
-    const total = this.queueTotalSize;
-    if (this.ext?.sized === undefined && total > this.strategyHWM) {
-      const reader = this.reader;
-      if (reader === undefined || reader.size === 0) {
-        let n = MathFloor(total - this.strategyHWM);
-        if (n >= total) n = total - 1;
-        if (n > 0) {
-          queue.moveInto(batch, at, n);
-          at += n;
-          this.queueTotalSize = total - n;
-        }
-      }
-    }
-    let chunk;
-    while ((chunk = this.readSync()) !== NO_CHUNK) batch[at++] = chunk;
-    return at;
   }
 
   readSyncOwingPullReaction(): unknown {

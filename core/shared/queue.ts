@@ -40,20 +40,6 @@ export class RingQueue<T> {
     return value;
   }
 
-  /** Removes the first `n` elements (there must be more than `n`) and writes them into `out` from index `at`, in order. */
-  moveInto(out: T[], at: number, n: number): void {
-    const items = this.#items;
-    const mask = this.#mask;
-    let head = this.#head;
-    for (let i = 0; i < n; i++) {
-      out[at + i] = items[head] as T;
-      items[head] = undefined;
-      head = (head + 1) & mask;
-    }
-    this.#head = head;
-    this.#size -= n;
-  }
-
   /** The first element. The queue must not be empty. */
   peek(): T {
     return this.#items[this.#head] as T;

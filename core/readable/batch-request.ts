@@ -6,7 +6,9 @@
  * (each dequeue runs the same close and pull-if-needed steps). When nothing is queued it waits like a `read()`
  * (a read request that takes the next chunk), and, while a source's synchronous `pull()` calls follow one
  * another (one per pull reaction job), keeps collecting the chunk each of them delivers before it answers
- * (FP-BATCH-HOLD, core/README.md): the source sees what a read loop would show it.
+ * (FP-BATCH-HOLD, core/README.md): the source sees what a read loop would show it. On a reader no user code can
+ * reach, a batch answered outside a pull() (a push source's first chunk of a burst) also takes, in the job right
+ * before its consumer's, what was enqueued after that chunk (FP-BATCH-BURST).
  * @module
  */
 import { MathFloor, NativeArray, NativePromise, PromiseReject } from "../shared/primordials.ts";
@@ -38,7 +40,11 @@ export type BatchResult = unknown[] | typeof BATCH_DONE;
  * (an extra reaction would let the pull reaction that follows run first and leave the consumer a chunk behind).
  */
 export interface BatchAnswer<R> {
-  /** The answer for `held`, one or more chunks. */
+  /**
+   * The answer for `held`, one or more chunks. The answer must hold the array itself and not read it yet: a batch
+   * answered outside a pull() may still take chunks (and have its length set) in the job before its consumer's
+   * reaction (FP-BATCH-BURST).
+   */
   chunks(held: unknown[]): R;
   /** The answer once the stream has closed (the reader may be released here). */
   end(): R;
@@ -169,6 +175,9 @@ export function ReadableStreamDefaultReaderReadBatch<R>(
   return request.promise;
 }
 
+/** The burst jobs of batch reads (FP-BATCH-BURST). */
+const burstJobs: JobQueue<{ takeBurst(): void }> = new JobQueue(() => burstJobs.shift().takeBurst());
+
 function hasQueuedChunk(c: DefaultControllerInternal | ByteControllerInternal): boolean {
   if (c.isByte) return c.queueTotalSize > 0;
   const queue = c.queue;
@@ -187,10 +196,10 @@ function hasQueuedChunk(c: DefaultControllerInternal | ByteControllerInternal): 
  * otherwise it answers with the chunks held. A pull() that returns without giving it a chunk while it holds
  * some (the source has nothing more for now) makes it answer too, and so do the stream's close and error
  * (held chunks first; the end is seen by the next read).
+ *
+ * FP-BATCH-BURST: with a session (a reader no user code can reach), a chunk given outside a pull() is answered
+ * with at once, and a burst job queued just before the answer adds what is queued by the time it runs.
  */
-/** The burst jobs of batch reads (FP-BATCH-BURST). */
-const burstJobs: JobQueue<{ takeBurst(): void }> = new JobQueue(() => burstJobs.shift().takeBurst());
-
 class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
   readonly promise: Promise<R>;
   readonly #reader: ReaderInternal;
@@ -284,8 +293,9 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
       this.#answerHeld();
       return;
     }
-    // FP-BATCH-BURST: the burst job is queued right before the consumer's reaction to the answer, and makes the
-    // chunks (the array answered with, which nobody sees before then) what they are.
+    // FP-BATCH-BURST: the burst job is queued right before the consumer's reaction to the answer (nothing runs
+    // between them), so it takes the queued chunks where the consumer's next batch read would take them, and no
+    // other read can come first on this reader; the array answered with is seen by nobody before that reaction.
     session.burst = this;
     const burst = this.#burst = this.#held!;
     this.#burstCount = this.#count;

@@ -353,6 +353,113 @@ test("readMany: a released reader or a non-reader is a TypeError; pending read()
   assert.equal(await many, { done: false, value: [2] });
 });
 
+// ---- push bursts: one batch per burst (FP-BATCH-BURST) --------------------------------------------------------
+
+/** A stream whose controller is captured in start() (no pull()), highWaterMark 16, and that controller. */
+function pushed(): { stream: ReadableStream<number>; controller: ReadableStreamDefaultController<number> } {
+  let controller!: ReadableStreamDefaultController<number>;
+  const stream = new ReadableStream<number>({
+    start(c) {
+      controller = c;
+    },
+  }, { highWaterMark: 16 });
+  return { stream, controller };
+}
+
+test("batches(): a burst of enqueue()s in one task is one batch, and the source sees a read loop's desiredSize", async () => {
+  const { stream, controller } = pushed();
+  const seen: (number | null)[] = [];
+  let n = 0;
+  const burst = (): void => {
+    for (let k = 0; k < 40; k++) {
+      controller.enqueue(n++);
+      seen.push(controller.desiredSize);
+    }
+    if (n === 200) controller.close();
+    else setTimeout(burst, 0);
+  };
+  setTimeout(burst, 0);
+  const sizes: number[] = [];
+  const out: number[] = [];
+  for await (const batch of batches(stream)) {
+    sizes.push(batch.length);
+    out.push(...batch);
+  }
+  assert.equal(sizes, [40, 40, 40, 40, 40]);
+  assert.equal(out, Array.from({ length: 200 }, (_, i) => i));
+  // The first chunk of each burst goes to the waiting batch read, the others are queued until the burst job.
+  assert.equal(seen, Array.from({ length: 200 }, (_, i) => 16 - (i % 40)));
+});
+
+test("batches(): a batch read made before the burst job runs takes the chunks after it, in order", async () => {
+  // next() again at once, while the first batch's burst job is still queued: nothing queued yet, it waits.
+  const a = pushed();
+  const itA = batches(a.stream);
+  const a1 = itA.next();
+  a.controller.enqueue(1);
+  const a2 = itA.next();
+  a.controller.enqueue(2);
+  a.controller.enqueue(3);
+  assert.equal((await a1).value, [1]);
+  assert.equal((await a2).value, [2, 3]);
+  // next() again after more chunks were queued: it takes them itself, the first batch keeps its one chunk.
+  const b = pushed();
+  const itB = batches(b.stream);
+  const b1 = itB.next();
+  b.controller.enqueue(1);
+  b.controller.enqueue(2);
+  b.controller.enqueue(3);
+  const b2 = itB.next();
+  b.controller.enqueue(4);
+  assert.equal((await b1).value, [1]);
+  assert.equal((await b2).value, [2, 3]);
+  assert.equal((await itB.next()).value, [4]);
+});
+
+test("batches(): close, error and return() while a burst job is queued", async () => {
+  const closing = pushed();
+  const itC = batches(closing.stream);
+  const c1 = itC.next();
+  closing.controller.enqueue(1);
+  closing.controller.enqueue(2);
+  closing.controller.close();
+  assert.equal((await c1).value, [1, 2]);
+  assert.equal(await itC.next(), { done: true, value: undefined });
+
+  const boom = new Error("boom");
+  const erroring = pushed();
+  const itE = batches(erroring.stream);
+  const e1 = itE.next();
+  erroring.controller.enqueue(1);
+  erroring.controller.enqueue(2); // discarded by the error, as a read loop would never see it
+  erroring.controller.error(boom);
+  assert.equal((await e1).value, [1]);
+  assert.is(await rejection(itE.next()), boom);
+
+  // return() with preventCancel releases the stream: what was queued after the answered chunk stays queued.
+  const releasing = pushed();
+  const itR = batches(releasing.stream, { preventCancel: true });
+  const r1 = itR.next();
+  releasing.controller.enqueue(1);
+  releasing.controller.enqueue(2);
+  await itR.return();
+  assert.equal((await r1).value, [1]);
+  assert.equal(await releasing.stream.getReader().read(), { done: false, value: 2 });
+});
+
+test("readMany(): on a user's reader, a batch answered outside a pull() is the one chunk (reads may come between)", async () => {
+  const { stream, controller } = pushed();
+  const reader = stream.getReader();
+  const many = readMany(reader);
+  controller.enqueue(1);
+  controller.enqueue(2);
+  const read = reader.read();
+  controller.enqueue(3);
+  assert.equal(await many, { done: false, value: [1] });
+  assert.equal(await read, { done: false, value: 2 });
+  assert.equal(await readMany(reader), { done: false, value: [3] });
+});
+
 test("readMany: cancel() while a batch waits answers done; releaseLock() rejects it with a TypeError", async () => {
   const r1 = new ReadableStream<number>().getReader();
   const waiting = readMany(r1);

@@ -81,14 +81,8 @@ export const BATCH_HOLD_LIMIT = 64;
 export function ReadableStreamTakeQueued(controller: ReadableStreamInternal): unknown[] | undefined {
   const chunk = controller.readSync();
   if (chunk === NO_CHUNK) return undefined;
-  // Made for what is queued now (a default stream's queue exists once a chunk was read from it).
-  const queued = controller.isByte ? 0 : (controller as DefaultControllerInternal).queue!.size;
-  if (queued === 0) {
-    const batch = [chunk];
-    ReadableStreamTakeQueuedInto(controller, batch, 1); // a byte stream's chunks, appended
-    return batch;
-  }
-  const batch = new NativeArray(queued + 1);
+  // Made for what a default stream has queued now (its queue exists once a chunk was read from it).
+  const batch = new NativeArray(controller.isByte ? 1 : (controller as DefaultControllerInternal).queue!.size + 1);
   batch[0] = chunk;
   const count = ReadableStreamTakeQueuedInto(controller, batch, 1);
   if (count !== batch.length) batch.length = count;

@@ -274,7 +274,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "floor-batch-pull",
     group: 11,
-    title: "floor of batch-pull: per chunk a pull() call and its reaction job, one wake per batch of up to 64 (no streams)",
+    title: "floor of batch-pull: per chunk the row's pull(controller) (by Reflect.apply; its enqueue() an array push) and its reaction job, one wake per batch of up to 64 (no streams)",
     unit: "MB/s",
     bytes: 8 * MiB,
     ops: 0,
@@ -291,7 +291,7 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "floor-batch-push",
     group: 11,
-    title: "floor of batch-push: the producer's tasks (64 array pushes each), one wake of the consumer per burst (no streams)",
+    title: "floor of batch-push: the producer's tasks (64 enqueue()s each, an array push), one wake of the consumer per burst (no streams)",
     unit: "MB/s",
     bytes: 8 * MiB,
     ops: 0,

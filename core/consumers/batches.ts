@@ -92,7 +92,9 @@ class BatchIterator<T> implements ReadableStreamBatchIterator<T> {
  * Iterates over `stream` in batches: each step gives an array of every chunk available at that point (at
  * least one), so a loop over a stream that has many chunks queued, or whose source delivers them one pull
  * reaction after another, pays one `await` per batch instead of one per chunk. See `readMany()` for what a
- * batch holds; `pull()` is called exactly as a `for await` over the stream would call it.
+ * batch holds; `pull()` is called exactly as a `for await` over the stream would call it. A batch that waits for a
+ * chunk enqueued from outside `pull()` (a controller kept from `start()`) also holds the chunks enqueued right
+ * after it, before the loop body runs: a burst of `enqueue()` calls in one task is one batch.
  *
  * The stream is locked at once. The loop ends when the stream closes (the lock is released), and throws the
  * stream's error (released too). Leaving the loop early (`break`, `return`, a throw in its body) cancels the

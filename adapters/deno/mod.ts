@@ -23,7 +23,7 @@ import { createGlobalPatch } from "../../core/interop/global-patch.ts";
 import { runtimeMismatch } from "../../core/interop/runtime.ts";
 import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
 import { batchedBody } from "../../core/interop/batched-body.ts";
-import { patchBodyConsumers } from "../../core/interop/body-consumers.ts";
+import { collectByBatches, patchBodyConsumers } from "../../core/interop/body-consumers.ts";
 import { openResourceReader } from "./resource-reader.ts";
 import { shellHooks } from "../../core/interop/native-shells.ts";
 import { isNativeReadable, isOurReadable, Native } from "../../core/interop/natives.ts";
@@ -66,7 +66,7 @@ const globalPatch = createGlobalPatch({
   bodyBridge: batchedBody,
   aroundBodyInit: withNativeGlobalForIterables,
   after: [
-    { name: "deno-consumers", run: patchBodyConsumers },
+    { name: "deno-consumers", run: (tx) => patchBodyConsumers(tx, collectByBatches) },
     { name: "deno-resource-reads", run: (tx) => tx.defineValue(shellHooks, "openReader", openResourceReader) },
   ],
 });

@@ -75,7 +75,8 @@ export { concatReadableStreams } from "./helpers/concat.ts";
 export { mergeReadableStreams } from "./helpers/merge.ts";
 export { TextLineStream, type TextLineStreamConstructor, type TextLineStreamOptions } from "./helpers/text-line-stream.ts";
 // For the runtime adapters, which reach the core only through this module: batched reading of any
-// ReadableStream (core/consumers/read-batch.ts) and the description of a bad value in error messages.
+// ReadableStream (core/consumers/read-batch.ts, collect.ts) and the description of a bad value in error messages.
+export { type CollectedBytes, collectBytes } from "./consumers/collect.ts";
 export {
   acquireBatchReader,
   type Batch,

@@ -16,18 +16,11 @@
  * both (the pipe fuses the chain, where a batch read would get one chunk per wake).
  * @module
  */
-import {
-  acquireBatchReader,
-  BATCH_DONE,
-  isBatchPromise,
-  isTransformReadable,
-  type ReadableStreamLike,
-  WritableStream,
-} from "../../mod.ts";
+import { collectBytes, isTransformReadable, WritableStream } from "../../mod.ts";
 import { type ClaimedBody, claimBatchedBody } from "./batched-body.ts";
 import { joinBytes } from "./join-bytes.ts";
 import { syncBodyShellOf } from "./body-shells.ts";
-import { noop, ownerOf } from "./natives.ts";
+import { ownerOf } from "./natives.ts";
 import type { PatchTransaction } from "./patch-transaction.ts";
 import { bodyBytes, bodyMadeFor } from "./to-native.ts";
 
@@ -66,30 +59,8 @@ export async function collectByPipe({ stream, context }: ClaimedBody): Promise<U
 export async function collectByBatches(claim: ClaimedBody): Promise<Uint8Array<ArrayBuffer>> {
   const { stream, context } = claim;
   if (isTransformReadable(stream)) return collectByPipe(claim);
-  const reader = acquireBatchReader(stream as unknown as ReadableStreamLike<unknown>, context);
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      let next = reader.read();
-      if (isBatchPromise(next)) next = await next;
-      if (next === BATCH_DONE) break;
-      for (let i = 0; i < next.length; i++) {
-        let bytes: Uint8Array;
-        try {
-          bytes = bodyBytes(next[i], context);
-        } catch (error) {
-          reader.cancel(error).then(undefined, noop);
-          throw error;
-        }
-        parts.push(bytes);
-        size += bytes.byteLength;
-      }
-    }
-  } finally {
-    reader.release();
-  }
-  return joinBytes(parts, size);
+  const { chunks, length } = await collectBytes(stream, context, bodyBytes);
+  return joinBytes(chunks, length);
 }
 
 type Method = (this: object, ...args: unknown[]) => Promise<unknown>;

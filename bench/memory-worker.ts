@@ -26,7 +26,12 @@ export const SHAPES: Record<string, Build> = {
   // `new WritableStream({ write })`
   "writable": (impl) => new impl.WritableStream({ write() {} }),
   // `new TransformStream({ transform })`
-  "transform": (impl) => new impl.TransformStream({ transform(chunk: unknown, c: TransformStreamDefaultController) { c.enqueue(chunk); } }),
+  "transform": (impl) =>
+    new impl.TransformStream({
+      transform(chunk: unknown, c: TransformStreamDefaultController) {
+        c.enqueue(chunk);
+      },
+    }),
   // a byte stream whose controller is captured in start() (the React Flight pattern)
   "bytes-start": (impl) => {
     let controller: unknown;
@@ -43,7 +48,13 @@ export const SHAPES: Record<string, Build> = {
     const source = new impl.ReadableStream({ pull() {} });
     let end = source;
     for (let i = 0; i < 3; i++) {
-      end = end.pipeThrough(new impl.TransformStream({ transform(chunk: unknown, c: TransformStreamDefaultController) { c.enqueue(chunk); } }));
+      end = end.pipeThrough(
+        new impl.TransformStream({
+          transform(chunk: unknown, c: TransformStreamDefaultController) {
+            c.enqueue(chunk);
+          },
+        }),
+      );
     }
     return [source, end];
   },
@@ -79,7 +90,11 @@ async function loadImpl(name: string, oursUrl: string): Promise<WebImpl> {
   if (name === "native") return NATIVE;
   if (name === "ours") {
     const m = (await import(oursUrl)) as Record<string, unknown>;
-    return { ReadableStream: m["ReadableStream"], WritableStream: m["WritableStream"], TransformStream: m["TransformStream"] } as WebImpl;
+    return {
+      ReadableStream: m["ReadableStream"],
+      WritableStream: m["WritableStream"],
+      TransformStream: m["TransformStream"],
+    } as WebImpl;
   }
   if (name === "fast") {
     const m = (await import("experimental-fast-webstreams")) as Record<string, unknown>;
@@ -92,7 +107,8 @@ async function loadImpl(name: string, oursUrl: string): Promise<WebImpl> {
   throw new Error(`unknown implementation ${name}`);
 }
 
-const args = (g as { Deno?: { args: string[] } }).Deno?.args ?? (globalThis as unknown as { process: { argv: string[] } }).process.argv.slice(2);
+const args = (g as { Deno?: { args: string[] } }).Deno?.args ??
+  (globalThis as unknown as { process: { argv: string[] } }).process.argv.slice(2);
 const [shape, implName, countArg, oursUrl] = args;
 const build = SHAPES[shape ?? ""];
 if (!build || !implName || !countArg || !oursUrl) {

@@ -162,11 +162,17 @@ async function version(runtime: RuntimeKey): Promise<string> {
   child.stdout.on("data", (c: Buffer) => (out += c.toString()));
   await new Promise((done) => child.on("close", done));
   const first = out.trim().split("\n")[0] ?? "";
-  return runtime === "bun" ? `Bun ${first}` : runtime === "deno" ? first.replace(/^deno/, "Deno").replace(/ \(.*$/, "") : `Node ${first}`;
+  return runtime === "bun"
+    ? `Bun ${first}`
+    : runtime === "deno"
+    ? first.replace(/^deno/, "Deno").replace(/ \(.*$/, "")
+    : `Node ${first}`;
 }
 
 console.log(
-  `Retained bytes per live stream after a full GC: ${options.count.toLocaleString("en-US")} streams kept in an array, ` +
+  `Retained bytes per live stream after a full GC: ${
+    options.count.toLocaleString("en-US")
+  } streams kept in an array, ` +
     `heap after minus heap before, divided by the count; one fresh process per cell` +
     (options.repeat > 1 ? ` (median of ${options.repeat})` : "") +
     ". The user's source/sink object and its callback are included (the same for every implementation).",
@@ -217,13 +223,22 @@ if (options.runtimes.length > 1) {
     }
     rows.push(row);
   }
-  console.log(`\nSummary: bytes per live stream (${options.runtimes.map((r) => `${r} = ${versions.get(r)}`).join(", ")})`);
+  console.log(
+    `\nSummary: bytes per live stream (${options.runtimes.map((r) => `${r} = ${versions.get(r)}`).join(", ")})`,
+  );
   console.log(table(rows));
 }
 
 if (options.json) {
   mkdirSync(dirname(options.json), { recursive: true });
-  writeFileSync(options.json, JSON.stringify({ date: new Date().toISOString(), options, versions: Object.fromEntries(versions), results }, null, 2) + "\n");
+  writeFileSync(
+    options.json,
+    JSON.stringify(
+      { date: new Date().toISOString(), options, versions: Object.fromEntries(versions), results },
+      null,
+      2,
+    ) + "\n",
+  );
   console.log(`\nwrote ${options.json}`);
 }
 process.exitCode = results.some((m) => m.error !== undefined) ? 1 : 0;

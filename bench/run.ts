@@ -21,8 +21,8 @@ import { readFlags } from "./lib/flags.ts";
 import {
   CONFIG_ENV,
   DEFAULT_IMPLS,
-  IMPLS,
   type ImplResult,
+  IMPLS,
   type Message,
   MESSAGE_PREFIX,
   type ScenarioResult,
@@ -85,7 +85,9 @@ function parseArgs(argv: string[]): Options {
   for (const r of runtimes) if (!(RUNTIMES as readonly string[]).includes(r)) fail(`unknown runtime ${r}`);
   const impls = (values.get("impl") || DEFAULT_IMPLS.join(",")).split(",").map((i) => i.trim());
   for (const i of impls) if (!IMPLS.includes(i)) fail(`unknown implementation ${i}`);
-  if (new Set(impls).size !== impls.length) fail("--impl lists an implementation twice (use control for a second native)");
+  if (new Set(impls).size !== impls.length) {
+    fail("--impl lists an implementation twice (use control for a second native)");
+  }
 
   const options: Options = {
     runtimes: runtimes as RuntimeKey[],
@@ -188,7 +190,13 @@ async function launch(runtime: RuntimeKey, impls: readonly string[]): Promise<La
       return { command: bin(".bin", "node"), args: [...flags, worker], oursUrl: oursTs, ext: ".ts", notes: [] };
     }
     case "node22":
-      return { command: bin("node22", "bin", "node"), args: ["--expose-gc", worker], oursUrl: oursTs, ext: ".ts", notes: [] };
+      return {
+        command: bin("node22", "bin", "node"),
+        args: ["--expose-gc", worker],
+        oursUrl: oursTs,
+        ext: ".ts",
+        notes: [],
+      };
     case "deno":
       return {
         command: bin(".bin", "deno"),
@@ -205,7 +213,9 @@ async function launch(runtime: RuntimeKey, impls: readonly string[]): Promise<La
       const notes: string[] = [];
       const dist = join(ROOT, "dist", "mod.js");
       if (!existsSync(dist)) notes.push("dist/mod.js is missing (npm run build): ours will fail to load");
-      else if (Math.max(newestMtime(join(ROOT, "core")), statSync(join(ROOT, "mod.ts")).mtimeMs) > statSync(dist).mtimeMs) {
+      else if (
+        Math.max(newestMtime(join(ROOT, "core")), statSync(join(ROOT, "mod.ts")).mtimeMs) > statSync(dist).mtimeMs
+      ) {
         notes.push("dist/mod.js is older than the TypeScript source (npm run build)");
       }
       return {
@@ -249,7 +259,7 @@ function table(rows: string[][], right: boolean[]): string {
           return right[c] ? pad + cell : cell + pad;
         })
         .join("  ")
-        .trimEnd(),
+        .trimEnd()
     )
     .join("\n");
 }
@@ -259,10 +269,9 @@ function printScenario(s: ScenarioResult): void {
   const native = by.get("native");
   const fast = by.get("fast");
   const ours = by.get("alt") ? by.get("ours") : undefined;
-  const size =
-    s.unit === "MB/s"
-      ? `${s.chunks} x ${s.chunk} B = ${(s.bytes / 1e6).toFixed(2)} MB per iteration`
-      : `${s.ops} operations per iteration`;
+  const size = s.unit === "MB/s"
+    ? `${s.chunks} x ${s.chunk} B = ${(s.bytes / 1e6).toFixed(2)} MB per iteration`
+    : `${s.ops} operations per iteration`;
   console.log(`\n[${s.group}] ${s.id} — ${s.title}`);
   console.log(`    ${size}${s.node && by.has("node") ? `; node: ${s.node}` : ""}`);
   // a ratio column only when its base took part
@@ -306,7 +315,9 @@ function printScenario(s: ScenarioResult): void {
 function printSummary(start: StartMessage, scenarios: ScenarioResult[]): void {
   if (scenarios.length < 2) return;
   // implementations missing on this runtime (fast on Deno/Bun) get no column
-  const impls = start.impls.filter((name) => scenarios.some((s) => s.results.some((r) => r.impl === name && !r.absent)));
+  const impls = start.impls.filter((name) =>
+    scenarios.some((s) => s.results.some((r) => r.impl === name && !r.absent))
+  );
   const hasNative = impls.includes("native");
   console.log(`\nSummary — ${start.runtime}: ${hasNative ? "rate, ÷ native in parentheses" : "rate"}`);
   const rows: string[][] = [["scenario", "unit", ...impls]];
@@ -368,7 +379,9 @@ async function runRuntime(runtime: RuntimeKey, options: Options, ids: string[]):
     timeMs: options.timeMs,
     minSamples: options.minSamples,
     oursUrl: l.oursUrl,
-    ...(options.alt ? { altUrl: pathToFileURL(join(options.alt, runtime === "node20" ? join("dist", "mod.js") : "mod.ts")).href } : {}),
+    ...(options.alt
+      ? { altUrl: pathToFileURL(join(options.alt, runtime === "node20" ? join("dist", "mod.js") : "mod.ts")).href }
+      : {}),
     ext: l.ext,
     hangMs: options.hangMs,
   };

@@ -87,8 +87,8 @@ function runtimeName(): string {
 const collect: (() => void) | undefined = g.Bun
   ? () => g.Bun!.gc(true)
   : typeof g.gc === "function"
-    ? () => g.gc!()
-    : undefined;
+  ? () => g.gc!()
+  : undefined;
 
 function send(message: Message): void {
   console.log(MESSAGE_PREFIX + JSON.stringify(message));
@@ -159,7 +159,8 @@ for (const name of config.impls) {
           if (url.endsWith(".ts")) {
             // the adapters' bridge to native streams (the same code in every runtime entry point)
             const interop = (await import(new URL("./core/interop/to-native.ts", url).href)) as Record<string, unknown>;
-            impl.extras.toNativeReadableStream = interop["toNativeReadableStream"] as typeof impl.extras.toNativeReadableStream;
+            impl.extras.toNativeReadableStream =
+              interop["toNativeReadableStream"] as typeof impl.extras.toNativeReadableStream;
           }
         }
         if (typeof impl.web.ReadableStream !== "function") throw new Error(`${url} exports no ReadableStream`);
@@ -290,11 +291,11 @@ async function sample(bench: Runnable, budgetNs: number): Promise<number[]> {
   };
   const stats = bench.prepare
     ? await measure(
-        function* () {
-          yield { [0]: bench.prepare!, bench: (fresh: unknown) => bench.run(fresh) };
-        },
-        options,
-      )
+      function* () {
+        yield { [0]: bench.prepare!, bench: (fresh: unknown) => bench.run(fresh) };
+      },
+      options,
+    )
     : await measure(() => bench.run(EMPTY), options);
   return stats.samples;
 }

@@ -20,9 +20,9 @@ export {
 export {
   ReadableByteStreamController,
   type ReadableByteStreamControllerConstructor,
-  type ReadableStreamController,
   ReadableStreamBYOBRequest,
   type ReadableStreamBYOBRequestConstructor,
+  type ReadableStreamController,
   ReadableStreamDefaultController,
   type ReadableStreamDefaultControllerConstructor,
 } from "./api/readable-controllers.ts";
@@ -47,7 +47,12 @@ export {
   type CountQueuingStrategyConstructor,
 } from "./api/strategies.ts";
 export type * from "./types.ts";
-export { inspectPipeChain, type PipeChainReport, type PipeLinkMode, type PipeLinkReport } from "./readable/pipe-chain.ts";
+export {
+  inspectPipeChain,
+  type PipeChainReport,
+  type PipeLinkMode,
+  type PipeLinkReport,
+} from "./readable/pipe-chain.ts";
 export {
   readableStreamState,
   type ReadableStreamStateView,
@@ -73,15 +78,19 @@ export type {
 } from "./consumers/types.ts";
 export { concatReadableStreams } from "./helpers/concat.ts";
 export { mergeReadableStreams } from "./helpers/merge.ts";
-export { TextLineStream, type TextLineStreamConstructor, type TextLineStreamOptions } from "./helpers/text-line-stream.ts";
+export {
+  TextLineStream,
+  type TextLineStreamConstructor,
+  type TextLineStreamOptions,
+} from "./helpers/text-line-stream.ts";
 // For the runtime adapters, which reach the core only through this module: batched reading of any
 // ReadableStream (core/consumers/read-batch.ts, collect.ts) and the description of a bad value in error messages.
-export { type CollectedBytes, collectBytes } from "./consumers/collect.ts";
+export { collectBytes, type CollectedBytes } from "./consumers/collect.ts";
 export {
   acquireBatchReader,
   type Batch,
-  type BatchAnswer,
   BATCH_DONE,
+  type BatchAnswer,
   type BatchReader,
   batchReaderOf,
   type DefaultReaderLike,

@@ -49,7 +49,13 @@ export function readableStreamState(x: unknown): ReadableStreamStateView | undef
 export function writableStreamState(x: unknown): WritableStreamStateView | undefined {
   const s = writableStreamInternalOrUndefined(x);
   if (s === undefined) return undefined;
-  const state = s.state === W_CLOSED ? "closed" : s.state === W_ERRORED ? "errored" : s.state === W_ERRORING ? "erroring" : "writable";
+  const state = s.state === W_CLOSED
+    ? "closed"
+    : s.state === W_ERRORED
+    ? "errored"
+    : s.state === W_ERRORING
+    ? "erroring"
+    : "writable";
   return { state, locked: s.writer !== undefined, storedError: s.storedError };
 }
 

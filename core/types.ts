@@ -4,7 +4,11 @@
  * is accepted by fusestreams' constructors and the other way round.
  * @module
  */
-import type { ReadableByteStreamController, ReadableStreamController, ReadableStreamDefaultController } from "./api/readable-controllers.ts";
+import type {
+  ReadableByteStreamController,
+  ReadableStreamController,
+  ReadableStreamDefaultController,
+} from "./api/readable-controllers.ts";
 import type { TransformStreamDefaultController } from "./api/transform.ts";
 import type { WritableStreamDefaultController } from "./api/writable.ts";
 

@@ -69,8 +69,7 @@ function sharedCorePlugin(outfile: string): esbuild.Plugin {
           return {
             errors: [
               {
-                text:
-                  `${rel(args.importer)} imports ${args.path} directly: adapters must import the core through ` +
+                text: `${rel(args.importer)} imports ${args.path} directly: adapters must import the core through ` +
                   `mod.ts (otherwise each adapter bundle gets its own copy of the core classes).`,
               },
             ],
@@ -86,8 +85,7 @@ function sharedCorePlugin(outfile: string): esbuild.Plugin {
 function platformOf(source: string): { platform: esbuild.Platform; external: string[] } {
   const adapter = /^adapters\/([^/]+)\/mod\.ts$/.exec(source)?.[1];
   const platform: esbuild.Platform = adapter === "node" ? "node" : "neutral";
-  const external =
-    adapter === "node" || adapter === "deno" ? ["node:*"] : adapter === "bun" ? ["node:*", "bun:*"] : [];
+  const external = adapter === "node" || adapter === "deno" ? ["node:*"] : adapter === "bun" ? ["node:*", "bun:*"] : [];
   return { platform, external };
 }
 
@@ -169,8 +167,9 @@ function pruneDeclarations(): string[] {
 /** Writes a .d.cts twin of each .d.ts, its relative specifiers pointing at .cjs (CommonJS declarations). */
 function writeCommonJsDeclarations(files: string[]): void {
   for (const file of files) {
-    const text = readFileSync(file, "utf8").replace(RELATIVE_SPECIFIER, (_m, head: string, quote: string, path: string) =>
-      `${head}${quote}${path.replace(/\.js$/, ".cjs")}${quote}`,
+    const text = readFileSync(file, "utf8").replace(
+      RELATIVE_SPECIFIER,
+      (_m, head: string, quote: string, path: string) => `${head}${quote}${path.replace(/\.js$/, ".cjs")}${quote}`,
     );
     writeFileSync(file.replace(/\.d\.ts$/, ".d.cts"), text);
   }
@@ -252,15 +251,23 @@ export async function build(): Promise<boolean> {
     console.error(`build: missing outputs: ${missing.join(", ")}`);
     return false;
   }
-  console.log(`build: esbuild ${ENTRY_SOURCES.length} ES module bundles and ${ENTRY_SOURCES.length} CommonJS entry points in ${secs(esbuildMs)}`);
   console.log(
-    `build: tsc declarations in ${secs(tsc.ms)} (${emitted} .d.ts emitted, ${rewritten} with .ts specifiers rewritten to .js; ` +
+    `build: esbuild ${ENTRY_SOURCES.length} ES module bundles and ${ENTRY_SOURCES.length} CommonJS entry points in ${
+      secs(esbuildMs)
+    }`,
+  );
+  console.log(
+    `build: tsc declarations in ${
+      secs(tsc.ms)
+    } (${emitted} .d.ts emitted, ${rewritten} with .ts specifiers rewritten to .js; ` +
       `${kept.length} reached from the entry points kept, each with a .d.cts twin)`,
   );
   const sizes = await measureSizes();
   const width = Math.max(...sizes.map((s) => s.label.length));
   console.log("build: sizes (esbuild --bundle --minify, then gzip at the default level):");
-  for (const s of sizes) console.log(`  ${s.label.padEnd(width)}  ${bytes(s.minified).padStart(9)} min  ${bytes(s.gzip).padStart(8)} gzip`);
+  for (const s of sizes) {
+    console.log(`  ${s.label.padEnd(width)}  ${bytes(s.minified).padStart(9)} min  ${bytes(s.gzip).padStart(8)} gzip`);
+  }
   console.log(`build: OK in ${secs(performance.now() - started)}`);
   return true;
 }

@@ -116,7 +116,8 @@ function startsRegex(out: string[]): boolean {
   // keyword before the slash: return /x/, typeof /x/, ...
   let word = "";
   while (j >= 0 && /[\w$]/.test(out[j]!)) word = out[j--]! + word;
-  return ["return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await"].includes(word);
+  return ["return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw", "yield", "await"]
+    .includes(word);
 }
 
 interface Rule {
@@ -142,7 +143,11 @@ const RULES: Rule[] = [
   { pattern: /(?<![.\w$])process\s*(?:\?\.|\.|\[)/g, message: "Node.js `process` global" },
   { pattern: /(?<![.\w$])Buffer\b/g, message: "Node.js `Buffer`" },
   { pattern: /globalThis\s*(?:\?\.|\.)\s*(?:Deno|Bun|process|Buffer)\b/g, message: "runtime-specific global" },
-  { pattern: /globalThis\s*\[\s*["'](?:Deno|Bun|process|Buffer)["']/g, message: "runtime-specific global", specifiers: true },
+  {
+    pattern: /globalThis\s*\[\s*["'](?:Deno|Bun|process|Buffer)["']/g,
+    message: "runtime-specific global",
+    specifiers: true,
+  },
 ];
 
 function lineOf(src: string, index: number): number {
@@ -154,11 +159,14 @@ function lineOf(src: string, index: number): number {
 /** Keeps module specifier strings, blanks every other comment/string. */
 function keepSpecifiers(src: string, blanked: string): string {
   // Restore string literals that directly follow `from`, `import` or `import(` in the blanked text.
-  return blanked.replace(/\b(from|import)(\s*\(?\s*)(["'])([^"'\n]*)\3/g, (match, kw: string, gap: string, q: string, _body: string, offset: number) => {
-    const start = offset + kw.length + gap.length;
-    const end = offset + match.length;
-    return kw + gap + src.slice(start, end);
-  });
+  return blanked.replace(
+    /\b(from|import)(\s*\(?\s*)(["'])([^"'\n]*)\3/g,
+    (match, kw: string, gap: string, q: string, _body: string, offset: number) => {
+      const start = offset + kw.length + gap.length;
+      const end = offset + match.length;
+      return kw + gap + src.slice(start, end);
+    },
+  );
 }
 
 /** Returns a list of "file:line: message (snippet)" problems. */

@@ -39,7 +39,9 @@ if (names(cjsCore).join() !== expected.join()) {
 }
 // One core per process: the CommonJS build is the ES module itself, so every export is the very same object.
 for (const name of expected) {
-  if (cjsCore[name] !== esmCore[name]) problems.push(`dist/mod.cjs's ${name} is not dist/mod.js's (two copies of the core)`);
+  if (cjsCore[name] !== esmCore[name]) {
+    problems.push(`dist/mod.cjs's ${name} is not dist/mod.js's (two copies of the core)`);
+  }
 }
 
 for (const specifier of SUBPATHS) {
@@ -56,7 +58,9 @@ for (const specifier of SUBPATHS) {
   for (const [kind, ns, core] of [["import", esm, esmCore], ["require", cjs, cjsCore]] as const) {
     for (const name of expected) {
       if (!(name in ns)) problems.push(`${kind}("${specifier}") lacks ${name}`);
-      else if (ns[name] !== core[name]) problems.push(`${kind}("${specifier}").${name} is a different object than dist/mod's`);
+      else if (ns[name] !== core[name]) {
+        problems.push(`${kind}("${specifier}").${name} is a different object than dist/mod's`);
+      }
     }
   }
   if (names(esm).join() !== names(cjs).join()) {

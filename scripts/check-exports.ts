@@ -78,7 +78,9 @@ export function checkExports(options: { dist?: boolean } = {}): string[] {
   const pkg = readJson("package.json");
   const deno = readJson("deno.json");
 
-  if (pkg["name"] !== "fusestreams") problems.push(`package.json name is ${JSON.stringify(pkg["name"])}, expected "fusestreams"`);
+  if (pkg["name"] !== "fusestreams") {
+    problems.push(`package.json name is ${JSON.stringify(pkg["name"])}, expected "fusestreams"`);
+  }
   if (deno["name"] !== "@fusestreams/fusestreams") problems.push(`deno.json name is ${JSON.stringify(deno["name"])}`);
   if (pkg["version"] !== deno["version"]) {
     problems.push(`version mismatch: package.json ${String(pkg["version"])} vs deno.json ${String(deno["version"])}`);
@@ -109,22 +111,30 @@ export function checkExports(options: { dist?: boolean } = {}): string[] {
     if (!existsSync(rootPath(source))) problems.push(`deno.json exports[${subpath}] -> ${source} does not exist`);
     const want = JSON.stringify(expectedNpmExport(subpath, source));
     const got = JSON.stringify(pkgExports[subpath]);
-    if (got !== want) problems.push(`package.json exports[${JSON.stringify(subpath)}] is ${got}, expected ${want} (same key order)`);
+    if (got !== want) {
+      problems.push(`package.json exports[${JSON.stringify(subpath)}] is ${got}, expected ${want} (same key order)`);
+    }
   }
 
   if (pkgExports["./package.json"] !== "./package.json") problems.push('package.json should export "./package.json"');
   const root = distTargets("mod.ts");
   if (pkg["main"] !== root.require || pkg["module"] !== root.import || pkg["types"] !== root.requireTypes) {
-    problems.push(`package.json main/module/types fallbacks should be ${root.require}, ${root.import}, ${root.requireTypes}`);
+    problems.push(
+      `package.json main/module/types fallbacks should be ${root.require}, ${root.import}, ${root.requireTypes}`,
+    );
   }
   // node10 resolution (moduleResolution "node"/"node10") ignores `exports`: typesVersions maps each subpath.
   const typesVersions = JSON.stringify(pkg["typesVersions"]);
   const wantTypesVersions = JSON.stringify({
     "*": Object.fromEntries(
-      Object.keys(denoExports).filter((s) => s !== ".").map((s) => [s.slice(2), [distTargets(String(denoExports[s])).requireTypes]]),
+      Object.keys(denoExports).filter((s) => s !== ".").map((
+        s,
+      ) => [s.slice(2), [distTargets(String(denoExports[s])).requireTypes]]),
     ),
   });
-  if (typesVersions !== wantTypesVersions) problems.push(`package.json typesVersions is ${typesVersions}, expected ${wantTypesVersions}`);
+  if (typesVersions !== wantTypesVersions) {
+    problems.push(`package.json typesVersions is ${typesVersions}, expected ${wantTypesVersions}`);
+  }
 
   if (options.dist) {
     for (const target of new Set(allTargets(pkgExports))) {
@@ -142,6 +152,10 @@ if (isMain(import.meta.url)) {
     for (const p of problems) console.error(`  ${p}`);
     process.exitCode = 1;
   } else {
-    console.log(`check-exports: OK (package.json and deno.json export the same subpaths${dist ? "; all dist/ targets exist" : ""})`);
+    console.log(
+      `check-exports: OK (package.json and deno.json export the same subpaths${
+        dist ? "; all dist/ targets exist" : ""
+      })`,
+    );
   }
 }

@@ -34,7 +34,11 @@ export async function checkTreeShaking(): Promise<string[]> {
     const output = Object.values(result.metafile.outputs)[0]!;
     const kept = Object.entries(output.inputs).filter(([path, input]) => NOT_IN.test(path) && input.bytesInOutput > 0);
     for (const [path, input] of kept) problems.push(`${label}: ${input.bytesInOutput} bytes of ${path}`);
-    console.log(`tree-shaking: ${label}: ${output.bytes} bytes minified, ${kept.length === 0 ? "nothing" : `${kept.length} modules`} of the consumers`);
+    console.log(
+      `tree-shaking: ${label}: ${output.bytes} bytes minified, ${
+        kept.length === 0 ? "nothing" : `${kept.length} modules`
+      } of the consumers`,
+    );
   }
   return problems;
 }

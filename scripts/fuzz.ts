@@ -21,7 +21,9 @@ type Runtime = (typeof RUNTIMES)[number];
 
 const argv = process.argv.slice(2);
 const runtimeArg = argv.find((a) => a.startsWith("--runtime="))?.slice("--runtime=".length) ?? "node26";
-const runtimes: Runtime[] = runtimeArg === "all" ? ["node26", "node22", "deno", "bun"] : (runtimeArg.split(",") as Runtime[]);
+const runtimes: Runtime[] = runtimeArg === "all"
+  ? ["node26", "node22", "deno", "bun"]
+  : (runtimeArg.split(",") as Runtime[]);
 for (const rt of runtimes) {
   if (!RUNTIMES.includes(rt)) {
     console.error(`unknown runtime ${JSON.stringify(rt)}: one of ${RUNTIMES.join(", ")} or all`);

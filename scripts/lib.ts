@@ -32,7 +32,13 @@ export function rel(path: string): string {
 export const ADAPTERS: readonly string[] = ["node", "deno", "bun", "edge"];
 
 /** Binaries installed as devDependencies. */
-export const BIN: { readonly node26: string; readonly node22: string; readonly deno: string; readonly bun: string; readonly tsc: string } = {
+export const BIN: {
+  readonly node26: string;
+  readonly node22: string;
+  readonly deno: string;
+  readonly bun: string;
+  readonly tsc: string;
+} = {
   node26: rootPath("node_modules", "node", "bin", "node"),
   node22: rootPath("node_modules", "node22", "bin", "node"),
   deno: rootPath("node_modules", ".bin", "deno"),

@@ -153,12 +153,18 @@ function summary(list: readonly (string | number)[], max: number): string {
 }
 
 const dir = makeCopy();
-console.log(`mutate: copy in ${dir}; ${runtime}; fuzz seeds 1..${fuzzCases}; core unit files: ${coreUnitFiles(dir).length}`);
+console.log(
+  `mutate: copy in ${dir}; ${runtime}; fuzz seeds 1..${fuzzCases}; core unit files: ${coreUnitFiles(dir).length}`,
+);
 const rows: string[] = [];
 let missed = 0;
 try {
   const base = await check(dir);
-  console.log(`baseline: unit ${base.unitFailed.length} failed${base.unitCrashed ? " (crashed)" : ""}, fuzz ${base.fuzzFailed.length} failed${base.fuzzCrashed ? " (crashed)" : ""}`);
+  console.log(
+    `baseline: unit ${base.unitFailed.length} failed${
+      base.unitCrashed ? " (crashed)" : ""
+    }, fuzz ${base.fuzzFailed.length} failed${base.fuzzCrashed ? " (crashed)" : ""}`,
+  );
   if (base.unitFailed.length > 0 || base.unitCrashed || base.fuzzFailed.length > 0 || base.fuzzCrashed) {
     console.log("the unmutated copy is not clean: fix that first");
     process.exitCode = 1;
@@ -182,9 +188,17 @@ try {
         if (!unitCaught || !fuzzCaught) missed++;
         const unitText = r.unitCrashed ? `crashed the run; ${summary(r.unitFailed, 2)}` : summary(r.unitFailed, 2);
         const fuzzText = r.fuzzCrashed ? "crashed the run" : summary(r.fuzzFailed, 6);
-        console.log(`${m.name}: unit ${unitCaught ? "CAUGHT" : "missed"} (${unitText}); fuzz ${fuzzCaught ? "CAUGHT" : "missed"} (${fuzzText})`);
+        console.log(
+          `${m.name}: unit ${unitCaught ? "CAUGHT" : "missed"} (${unitText}); fuzz ${
+            fuzzCaught ? "CAUGHT" : "missed"
+          } (${fuzzText})`,
+        );
         rows.push(
-          `| \`${m.name}\` | ${m.what} | ${unitCaught ? "**caught**" : "missed"}: ${r.unitFailed.length} tests${r.unitCrashed ? " (the run crashed)" : ""}, e.g. ${r.unitFailed.slice(0, 1).map((n) => `"${n}"`).join("") || "-"} | ${fuzzCaught ? "**caught**" : "missed"}: ${fuzzText} |`,
+          `| \`${m.name}\` | ${m.what} | ${unitCaught ? "**caught**" : "missed"}: ${r.unitFailed.length} tests${
+            r.unitCrashed ? " (the run crashed)" : ""
+          }, e.g. ${r.unitFailed.slice(0, 1).map((n) => `"${n}"`).join("") || "-"} | ${
+            fuzzCaught ? "**caught**" : "missed"
+          }: ${fuzzText} |`,
         );
       } finally {
         writeFileSync(path, original);

@@ -49,7 +49,12 @@ export async function npmPack(destination: string = TMP): Promise<PackResult> {
     timeoutMs: 120_000,
   });
   if (result.code !== 0) throw new Error(`npm pack failed (exit ${result.code}):\n${result.output}`);
-  const report = JSON.parse(result.stdout) as { filename: string; files: { path: string }[]; size: number; unpackedSize: number }[];
+  const report = JSON.parse(result.stdout) as {
+    filename: string;
+    files: { path: string }[];
+    size: number;
+    unpackedSize: number;
+  }[];
   const entry = report[0];
   if (entry === undefined) throw new Error(`npm pack reported nothing:\n${result.output}`);
   return {
@@ -76,7 +81,12 @@ export function tarballProblems(files: string[]): string[] {
 
 /** `attw <tarball> --profile strict`. */
 export function runAttw(tarball: string): Promise<RunResult> {
-  return run(process.execPath, [rootPath("node_modules", "@arethetypeswrong", "cli", "dist", "index.js"), tarball, "--profile", "strict"], {
+  return run(process.execPath, [
+    rootPath("node_modules", "@arethetypeswrong", "cli", "dist", "index.js"),
+    tarball,
+    "--profile",
+    "strict",
+  ], {
     timeoutMs: 180_000,
   });
 }
@@ -85,7 +95,10 @@ export function runAttw(tarball: string): Promise<RunResult> {
 export async function installTarball(tarball: string): Promise<RunResult> {
   rmSync(PROJECT, { recursive: true, force: true });
   mkdirSync(PROJECT, { recursive: true });
-  writeFileSync(join(PROJECT, "package.json"), `${JSON.stringify({ name: "fusestreams-consumer", private: true }, null, 2)}\n`);
+  writeFileSync(
+    join(PROJECT, "package.json"),
+    `${JSON.stringify({ name: "fusestreams-consumer", private: true }, null, 2)}\n`,
+  );
   // Deno: use this node_modules as it is (no npm registry lookups).
   writeFileSync(join(PROJECT, "deno.json"), `${JSON.stringify({ nodeModulesDir: "manual" }, null, 2)}\n`);
   const [cmd, prefix] = npmCommand();
@@ -97,7 +110,12 @@ export async function installTarball(tarball: string): Promise<RunResult> {
 
 /** `publint run <tarball> --strict`; passes only when publint has no message at all (not even a suggestion). */
 export async function runPublint(tarball: string): Promise<boolean> {
-  const result = await run(process.execPath, [rootPath("node_modules", "publint", "src", "cli.js"), "run", tarball, "--strict"], {
+  const result = await run(process.execPath, [
+    rootPath("node_modules", "publint", "src", "cli.js"),
+    "run",
+    tarball,
+    "--strict",
+  ], {
     timeoutMs: 120_000,
   });
   return result.code === 0 && /All good!/.test(result.output);
@@ -117,11 +135,27 @@ const BUNDLER = { module: "esnext", moduleResolution: "bundler" };
 
 /** The setups: module resolution x (lib.dom | @types/node | both). */
 export const TYPE_SETUPS: readonly TypeSetup[] = [
-  { name: "nodenext (.mts + .cts), @types/node", files: ["web.mts", "web.cts", "node.mts", "node.cts"], compilerOptions: { ...NODENEXT, lib: LIB_ES, types: ["node"] } },
-  { name: "nodenext (.mts + .cts), lib.dom", files: ["web.mts", "web.cts"], compilerOptions: { ...NODENEXT, lib: LIB_DOM, types: [] } },
-  { name: "nodenext (.mts + .cts), lib.dom + @types/node", files: ["web.mts", "web.cts", "node-dom.mts"], compilerOptions: { ...NODENEXT, lib: LIB_DOM, types: ["node"] } },
+  {
+    name: "nodenext (.mts + .cts), @types/node",
+    files: ["web.mts", "web.cts", "node.mts", "node.cts"],
+    compilerOptions: { ...NODENEXT, lib: LIB_ES, types: ["node"] },
+  },
+  {
+    name: "nodenext (.mts + .cts), lib.dom",
+    files: ["web.mts", "web.cts"],
+    compilerOptions: { ...NODENEXT, lib: LIB_DOM, types: [] },
+  },
+  {
+    name: "nodenext (.mts + .cts), lib.dom + @types/node",
+    files: ["web.mts", "web.cts", "node-dom.mts"],
+    compilerOptions: { ...NODENEXT, lib: LIB_DOM, types: ["node"] },
+  },
   { name: "bundler, lib.dom", files: ["web.mts"], compilerOptions: { ...BUNDLER, lib: LIB_DOM, types: [] } },
-  { name: "bundler, @types/node", files: ["web.mts", "node.mts"], compilerOptions: { ...BUNDLER, lib: LIB_ES, types: ["node"] } },
+  {
+    name: "bundler, @types/node",
+    files: ["web.mts", "node.mts"],
+    compilerOptions: { ...BUNDLER, lib: LIB_ES, types: ["node"] },
+  },
 ];
 
 /** Type-checks tests/package/types/ in the consumer project, once per setup. Returns the failed setups' names. */
@@ -146,7 +180,10 @@ export async function checkConsumerTypes(setups: readonly TypeSetup[] = TYPE_SET
         files: setup.files,
       }),
     );
-    const result = await run(process.execPath, [BIN.tsc, "-p", config, "--pretty", "false"], { cwd: dir, timeoutMs: 180_000 });
+    const result = await run(process.execPath, [BIN.tsc, "-p", config, "--pretty", "false"], {
+      cwd: dir,
+      timeoutMs: 180_000,
+    });
     console.log(`consumer types, ${setup.name}: ${result.code === 0 ? "OK" : "FAILED"}`);
     if (result.code !== 0) failed.push(setup.name);
   }
@@ -178,7 +215,12 @@ export function readmeExamples(): ReadmeExample[] {
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && lines[i] !== "```"; i++) body.push(lines[i]!);
-    out.push({ line: start + 1, code: `${body.join("\n")}\n`, run: !flags.includes("no-run"), deno: flags.includes("deno") });
+    out.push({
+      line: start + 1,
+      code: `${body.join("\n")}\n`,
+      run: !flags.includes("no-run"),
+      deno: flags.includes("deno"),
+    });
   }
   return out;
 }
@@ -188,7 +230,9 @@ export function readmeExamples(): ReadmeExample[] {
  * @types/node) and, unless marked `no-run`, run on Node 26 in the consumer project; Deno examples are
  * checked and run by Deno against the source. Returns the problems.
  */
-export async function checkReadmeExamples(): Promise<{ typeProblems: string[]; runProblems: string[]; checked: number; ran: number }> {
+export async function checkReadmeExamples(): Promise<
+  { typeProblems: string[]; runProblems: string[]; checked: number; ran: number }
+> {
   const dir = join(PROJECT, "readme");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -214,8 +258,15 @@ export async function checkReadmeExamples(): Promise<{ typeProblems: string[]; r
         files: checked.map((e) => file(e)),
       }),
     );
-    const result = await run(process.execPath, [BIN.tsc, "-p", join(dir, "tsconfig.json"), "--pretty", "false"], { cwd: dir, timeoutMs: 180_000 });
-    if (result.code !== 0) typeProblems.push("README.md examples fail to type-check (readme-line-N.mts: N is the line of the example's fence)");
+    const result = await run(process.execPath, [BIN.tsc, "-p", join(dir, "tsconfig.json"), "--pretty", "false"], {
+      cwd: dir,
+      timeoutMs: 180_000,
+    });
+    if (result.code !== 0) {
+      typeProblems.push(
+        "README.md examples fail to type-check (readme-line-N.mts: N is the line of the example's fence)",
+      );
+    }
   }
   const runProblems: string[] = [];
   const runnable = examples.filter((e) => e.run);
@@ -254,7 +305,9 @@ export async function checkReadmeExamples(): Promise<{ typeProblems: string[]; r
     if (result.code !== 0) runProblems.push(`README.md line ${e.line}: exit code ${result.code}\n${result.output}`);
   }
   console.log(
-    `README examples: ${examples.length} \`\`\`ts blocks, ${checked.length} type-checked by tsc${typeProblems.length ? " (FAILED)" : ""}, ` +
+    `README examples: ${examples.length} \`\`\`ts blocks, ${checked.length} type-checked by tsc${
+      typeProblems.length ? " (FAILED)" : ""
+    }, ` +
       `${runnable.length} run (Deno examples checked and run by Deno; ${runProblems.length} failed)`,
   );
   for (const p of runProblems) console.log(p);

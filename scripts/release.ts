@@ -56,7 +56,11 @@ export function versionChecks(): { checks: Check[]; notes: string[]; version: st
     detail: section ? section[0] : `no "## [${npmVersion}]" heading`,
   });
   if (section && !/^\d{4}-\d{2}-\d{2}$/.test((section[1] ?? "").trim())) {
-    notes.push(`CHANGELOG.md's ${npmVersion} section has no release date yet (${JSON.stringify(section[0])}): set it before publishing`);
+    notes.push(
+      `CHANGELOG.md's ${npmVersion} section has no release date yet (${
+        JSON.stringify(section[0])
+      }): set it before publishing`,
+    );
   }
   return { checks, notes, version: npmVersion };
 }
@@ -86,7 +90,11 @@ async function main(): Promise<void> {
   }
 
   // npm test has a size budget step too; measured again here so that --skip-tests checks it as well.
-  checks.push({ name: "the size budget holds (scripts/size.ts)", ok: await checkSizeBudget(), detail: "see the table above" });
+  checks.push({
+    name: "the size budget holds (scripts/size.ts)",
+    ok: await checkSizeBudget(),
+    detail: "see the table above",
+  });
 
   let tarball: string | undefined;
   try {
@@ -96,7 +104,9 @@ async function main(): Promise<void> {
     checks.push({
       name: "the tarball holds exactly dist/, README.md, LICENSE, CHANGELOG.md and package.json",
       ok: problems.length === 0,
-      detail: problems.length > 0 ? problems.join("; ") : `${pack.files.length} files, ${(pack.size / 1024).toFixed(1)} KiB`,
+      detail: problems.length > 0
+        ? problems.join("; ")
+        : `${pack.files.length} files, ${(pack.size / 1024).toFixed(1)} KiB`,
     });
     checks.push({
       name: "the tarball is named for the version",
@@ -122,7 +132,9 @@ async function main(): Promise<void> {
     return;
   }
   console.log("\nEvery check passed. To publish (by hand, nothing was published):");
-  console.log(`  npm publish ${tarball ? rel(tarball) : `fusestreams-${version}.tgz`}   # npm, the tarball checked above`);
+  console.log(
+    `  npm publish ${tarball ? rel(tarball) : `fusestreams-${version}.tgz`}   # npm, the tarball checked above`,
+  );
   console.log("  deno publish                                   # JSR, from a clean checkout of this commit");
 }
 

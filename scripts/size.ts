@@ -49,7 +49,10 @@ function gzipSize(code: Uint8Array | string): number {
 }
 
 /** `esbuild --bundle --minify --platform=neutral` of an entry file, or of `contents` importing from the root. */
-async function bundle(entry: { file: string } | { contents: string }, ignoreSideEffectsFlag = false): Promise<esbuild.BuildResult> {
+async function bundle(
+  entry: { file: string } | { contents: string },
+  ignoreSideEffectsFlag = false,
+): Promise<esbuild.BuildResult> {
   return esbuild.build({
     absWorkingDir: ROOT,
     ...("file" in entry
@@ -73,7 +76,10 @@ async function bundle(entry: { file: string } | { contents: string }, ignoreSide
 const everyModuleMayHaveSideEffects: esbuild.Plugin = {
   name: "every-module-may-have-side-effects",
   setup(build) {
-    build.onResolve({ filter: /^\.\.?\// }, (args) => ({ path: resolve(args.resolveDir, args.path), sideEffects: true }));
+    build.onResolve(
+      { filter: /^\.\.?\// },
+      (args) => ({ path: resolve(args.resolveDir, args.path), sideEffects: true }),
+    );
   },
 };
 
@@ -118,7 +124,8 @@ export async function moduleShares(): Promise<{ module: string; gzip: number; mi
   // (it would name what a left-out module declared); transform() does not tree-shake, so nothing else drops.
   const text = result.outputFiles![0]!.text.replace(/\nexport \{[^}]*\};\s*$/, "\n");
   const parts = text.split(/^(?=\/\/ [\w./-]+\.ts\n)/m);
-  const minify = async (code: string) => (await esbuild.transform(code, { minify: true, format: "esm", loader: "js" })).code;
+  const minify = async (code: string) =>
+    (await esbuild.transform(code, { minify: true, format: "esm", loader: "js" })).code;
   const full = await minify(parts.join(""));
   const fullGzip = gzipSize(full);
   const shares = [];
@@ -146,7 +153,9 @@ export async function checkSizeBudget(edgeBudget: number = GZIP_BUDGETS[ALL_LABE
     const over = budget !== undefined && r.gzip > budget;
     if (over) ok = false;
     const note = budget === undefined ? "" : `  budget ${budget}${over ? `: OVER by ${r.gzip - budget}` : ""}`;
-    console.log(`  ${r.label.padEnd(width)}  ${String(r.minified).padStart(7)} min  ${String(r.gzip).padStart(7)} gzip${note}`);
+    console.log(
+      `  ${r.label.padEnd(width)}  ${String(r.minified).padStart(7)} min  ${String(r.gzip).padStart(7)} gzip${note}`,
+    );
   }
   const edge = rows[0]!.gzip;
   console.log(

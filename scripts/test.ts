@@ -95,8 +95,8 @@ function record(outcome: Outcome): void {
   const detail = outcome.tests
     ? `${outcome.passed} passed, ${outcome.failed} failed, ${outcome.skipped} skipped`
     : outcome.failed > 0
-      ? "failed"
-      : "ok";
+    ? "failed"
+    : "ok";
   console.log(`--> ${status} ${outcome.label}: ${detail} (${secs(outcome.ms)})`);
 }
 
@@ -181,7 +181,7 @@ for (const check of CHECKS) {
 {
   header("exports: package.json vs deno.json", here);
   const [problems, ms] = await timed(async () => checkExports());
-  if (problems.length > 0) for (const p of problems) console.error(`  ${p}`);
+  if (problems.length > 0) { for (const p of problems) console.error(`  ${p}`); }
   else console.log("check-exports: OK (same subpaths, versions and targets)");
   recordStep("exports: package.json vs deno.json", problems.length === 0, ms);
 }
@@ -282,7 +282,10 @@ async function bundleDistTests(): Promise<{ runner: string; checkDist: string; t
 
   header("unit (uvu) against dist/ via package exports", systemLabel);
   if (bundle) {
-    recordUvu(`unit: ${V.system} system node, dist/`, await run(nodeSystem, [bundle.runner, ...bundle.tests], { timeoutMs: TIMEOUT_MS }));
+    recordUvu(
+      `unit: ${V.system} system node, dist/`,
+      await run(nodeSystem, [bundle.runner, ...bundle.tests], { timeoutMs: TIMEOUT_MS }),
+    );
   } else {
     console.log("skipped: no build or no test bundle");
     record({ label: `unit: ${V.system} system node, dist/`, passed: 0, failed: 1, skipped: 0, ms: 0, tests: true });
@@ -306,7 +309,10 @@ for (const r of sourceRuns) {
 
 {
   header("edge: tests/edge in workerd (miniflare) and edge-runtime", `node ${V.node26}`);
-  recordUvu(`edge: workerd + edge-runtime`, await run(BIN.node26, ["scripts/unit.ts", "tests/edge/edge.test.ts"], { timeoutMs: TIMEOUT_MS }));
+  recordUvu(
+    `edge: workerd + edge-runtime`,
+    await run(BIN.node26, ["scripts/unit.ts", "tests/edge/edge.test.ts"], { timeoutMs: TIMEOUT_MS }),
+  );
 }
 
 // 6. packaging: JSR (deno publish, deno doc --lint) and npm (scripts/package-test.ts, from one `npm pack`)
@@ -338,7 +344,11 @@ for (const r of sourceRuns) {
     } catch (err) {
       return [errorText(err)];
     }
-    console.log(`npm pack: ${pack.tarball}: ${pack.files.length} files, ${(pack.size / 1024).toFixed(1)} KiB packed, ${(pack.unpackedSize / 1024).toFixed(1)} KiB unpacked`);
+    console.log(
+      `npm pack: ${pack.tarball}: ${pack.files.length} files, ${(pack.size / 1024).toFixed(1)} KiB packed, ${
+        (pack.unpackedSize / 1024).toFixed(1)
+      } KiB unpacked`,
+    );
     for (const f of pack.files) console.log(`  ${f}`);
     return tarballProblems(pack.files);
   });
@@ -364,7 +374,10 @@ for (const r of sourceRuns) {
     recordStep("package: publint", false, 0);
   }
 
-  header("npm install --offline <tarball> into an empty project (.tmp/package/consumer)", `npm ${npmVersion} on node ${V.system}`);
+  header(
+    "npm install --offline <tarball> into an empty project (.tmp/package/consumer)",
+    `npm ${npmVersion} on node ${V.system}`,
+  );
   let installed = false;
   if (tarball) {
     const result = await installTarball(tarball);
@@ -386,7 +399,10 @@ for (const r of sourceRuns) {
     recordStep("package: types", false, 0);
   }
 
-  header("README.md's TypeScript examples against the installed package (tsc, then run)", `${V.tsc}; node ${V.node26}; ${V.deno}`);
+  header(
+    "README.md's TypeScript examples against the installed package (tsc, then run)",
+    `${V.tsc}; node ${V.node26}; ${V.deno}`,
+  );
   if (installed) {
     const [readme, ms] = await timed(checkReadmeExamples);
     recordStep("package: README examples type-check", readme.typeProblems.length === 0, ms);
@@ -397,7 +413,10 @@ for (const r of sourceRuns) {
   }
 
   for (const r of consumerRuns()) {
-    header("tests/package/consumer.mjs in the installed project (import + require, one core, 3-transform chains)", r.label);
+    header(
+      "tests/package/consumer.mjs in the installed project (import + require, one core, 3-transform chains)",
+      r.label,
+    );
     if (installed) {
       const [failed, ms] = await timed(() => runConsumers([r]));
       recordStep(`package: consumer, ${r.label}`, failed.length === 0, ms);
@@ -442,11 +461,14 @@ for (const r of sourceRuns) {
   const wptDir = process.env["WPT_DIR"];
   const runner = rootPath("tests", "wpt", "run.ts");
   if (!wptDir) {
-    console.log("\nWPT skipped: WPT_DIR not set (get the suite with `npm run wpt:fetch -- --dir=<folder>`, then set WPT_DIR=<folder>; see tests/wpt/README.md)");
+    console.log(
+      "\nWPT skipped: WPT_DIR not set (get the suite with `npm run wpt:fetch -- --dir=<folder>`, then set WPT_DIR=<folder>; see tests/wpt/README.md)",
+    );
   } else if (!existsSync(runner)) {
     console.log(`\nWPT skipped: tests/wpt/run.ts not found (WPT_DIR=${wptDir})`);
   } else {
-    const runtimes = (process.env["WPT_RUNTIMES"] ?? "node26,node22,node20,deno,bun").split(",").map((s) => s.trim()).filter(Boolean);
+    const runtimes = (process.env["WPT_RUNTIMES"] ?? "node26,node22,node20,deno,bun").split(",").map((s) => s.trim())
+      .filter(Boolean);
     const versionFor: Record<string, string> = {
       node26: `node ${V.node26}`,
       node22: `node ${V.node22}`,
@@ -472,13 +494,21 @@ const failed = outcomes.reduce((n, o) => n + o.failed, 0);
 const skipped = outcomes.reduce((n, o) => n + o.skipped, 0);
 console.log("\n=== summary ===");
 for (const o of outcomes) {
-  const counts = o.tests ? `${o.passed}/${o.passed + o.failed}${o.skipped ? ` (+${o.skipped} skipped)` : ""}` : o.failed ? "failed" : "ok";
+  const counts = o.tests
+    ? `${o.passed}/${o.passed + o.failed}${o.skipped ? ` (+${o.skipped} skipped)` : ""}`
+    : o.failed
+    ? "failed"
+    : "ok";
   console.log(`${o.failed > 0 ? "FAIL" : "ok  "}  ${o.label.padEnd(48)} ${counts.padEnd(8)} ${secs(o.ms).padStart(6)}`);
 }
 const testRuns = outcomes.filter((o) => o.tests);
 console.log(
-  `\ncounted: ${testRuns.reduce((n, o) => n + o.passed + o.failed, 0)} uvu test results in ${testRuns.length} runtime runs + ` +
-    `${outcomes.length - testRuns.length} other steps${skipped ? `; ${skipped} tests skipped` : ""}; total time ${secs(performance.now() - suiteStarted)}`,
+  `\ncounted: ${
+    testRuns.reduce((n, o) => n + o.passed + o.failed, 0)
+  } uvu test results in ${testRuns.length} runtime runs + ` +
+    `${outcomes.length - testRuns.length} other steps${skipped ? `; ${skipped} tests skipped` : ""}; total time ${
+      secs(performance.now() - suiteStarted)
+    }`,
 );
 if (failed > 0) process.exitCode = 1;
 console.log(`${passed} passed, ${failed} failed`);

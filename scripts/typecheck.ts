@@ -35,10 +35,9 @@ export const CHECKS: Check[] = [
       const started = performance.now();
       const files = coreFiles();
       const problems = checkCore(files);
-      const output =
-        problems.length > 0
-          ? `check-core: ${problems.length} problem(s):\n${problems.map((p) => `  ${p}\n`).join("")}`
-          : `check-core: OK (${files.length} files)\n`;
+      const output = problems.length > 0
+        ? `check-core: ${problems.length} problem(s):\n${problems.map((p) => `  ${p}\n`).join("")}`
+        : `check-core: OK (${files.length} files)\n`;
       (problems.length > 0 ? process.stderr : process.stdout).write(output);
       return Promise.resolve({
         code: problems.length > 0 ? 1 : 0,

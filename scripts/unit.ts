@@ -53,7 +53,9 @@ for (const [index, file] of files.entries()) {
     await import(pathToFileURL(file).href);
   } catch (err) {
     loadErrors++;
-    console.error(`\nERROR: could not load ${file}:\n${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    console.error(
+      `\nERROR: could not load ${file}:\n${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
     if (bail) break;
   }
 }

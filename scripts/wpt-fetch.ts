@@ -12,7 +12,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
-import { countChars, MANIFEST, readManifest, type ManifestRow } from "../tests/wpt/manifest.ts";
+import { countChars, MANIFEST, type ManifestRow, readManifest } from "../tests/wpt/manifest.ts";
 
 const USAGE = "usage: npm run wpt:fetch -- --dir=<folder> [--base-url=<url>]";
 const DEFAULT_BASE = "https://raw.githubusercontent.com";
@@ -22,7 +22,8 @@ const TIMEOUT_MS = 30_000;
 /** The manifest's note on recording-streams.js: the listed commit lacks this line, the listed count includes it. */
 const RECORDING = {
   path: "streams/resources/recording-streams.js",
-  anchor: "self.recordingReadableStream = (extras = {}, strategy) => {\n  let controllerToCopyOver;\n  const stream = new ReadableStream({\n",
+  anchor:
+    "self.recordingReadableStream = (extras = {}, strategy) => {\n  let controllerToCopyOver;\n  const stream = new ReadableStream({\n",
   line: "    type: extras.type,\n",
 };
 
@@ -70,7 +71,8 @@ function asUsed(row: ManifestRow, bytes: Uint8Array): { bytes: Uint8Array; text:
   if (row.path !== RECORDING.path || text.includes(RECORDING.line)) return { bytes, text };
   const at = text.indexOf(RECORDING.anchor);
   if (at < 0) return { bytes, text };
-  const edited = text.slice(0, at + RECORDING.anchor.length) + RECORDING.line + text.slice(at + RECORDING.anchor.length);
+  const edited = text.slice(0, at + RECORDING.anchor.length) + RECORDING.line +
+    text.slice(at + RECORDING.anchor.length);
   return { bytes: new TextEncoder().encode(edited), text: edited };
 }
 

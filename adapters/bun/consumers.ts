@@ -46,5 +46,8 @@ export function patchBunConsumers(tx: PatchTransaction): void {
     wrap(name, (stream) => toNativeBody(stream as never, `Bun.${name}`, directBody));
   }
   // A locked or disturbed stream: a native one in that state, so that Bun throws its own error.
-  wrap("readableStreamToArray", (stream) => nativeInSameState(stream as never) ?? toNativeReadableStream(stream as never));
+  wrap(
+    "readableStreamToArray",
+    (stream) => nativeInSameState(stream as never) ?? toNativeReadableStream(stream as never),
+  );
 }

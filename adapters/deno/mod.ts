@@ -48,7 +48,8 @@ function onDeno(): boolean {
  * failed"): while `Response`, `Request` or `fetch` take such a body, the global is Deno's class again.
  */
 function withNativeGlobalForIterables<T>(body: unknown, call: () => T): T {
-  const iterable = typeof body === "object" && body !== null && typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
+  const iterable = typeof body === "object" && body !== null &&
+    typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
   if (!iterable || isOurReadable(body) || isNativeReadable(body)) return call();
   const g = globalThis as { ReadableStream: unknown };
   const ours = g.ReadableStream;

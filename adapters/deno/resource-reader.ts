@@ -20,10 +20,9 @@ const BUFFER_BYTES = 64 * 1024;
  * stream, `null` otherwise), found by its description on a stream made at load; undefined if this Deno
  * keeps none (the shells then read every stream with its default reader).
  */
-const kResourceBacking: symbol | undefined =
-  Native.ReadableStream === undefined
-    ? undefined
-    : Object.getOwnPropertySymbols(new Native.ReadableStream()).find((key) => key.description === "[[resourceBacking]]");
+const kResourceBacking: symbol | undefined = Native.ReadableStream === undefined
+  ? undefined
+  : Object.getOwnPropertySymbols(new Native.ReadableStream()).find((key) => key.description === "[[resourceBacking]]");
 
 /** Whether `native` is one of Deno's resource-backed streams. */
 export function isResourceBacked(native: object): boolean {

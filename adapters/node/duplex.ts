@@ -6,8 +6,8 @@
  */
 import { Duplex } from "node:stream";
 import type { ReadableStream, WritableStream } from "../../mod.ts";
-import { type FromNodeReadableOptions, fromNodeReadable } from "./from-node-readable.ts";
-import { type FromNodeWritableOptions, fromNodeWritable } from "./from-node-writable.ts";
+import { fromNodeReadable, type FromNodeReadableOptions } from "./from-node-readable.ts";
+import { fromNodeWritable, type FromNodeWritableOptions } from "./from-node-writable.ts";
 import { createReadSide } from "./to-node-readable.ts";
 import { createWriteSide } from "./to-node-writable.ts";
 

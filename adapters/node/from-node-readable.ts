@@ -55,8 +55,7 @@ export function fromNodeReadable<R = Uint8Array>(
   options: FromNodeReadableOptions = {},
 ): ReadableStream<R> {
   const objectMode = readable.readableObjectMode;
-  const highWaterMark =
-    options.highWaterMark ??
+  const highWaterMark = options.highWaterMark ??
     (objectMode ? readable.readableHighWaterMark : Math.max(readable.readableHighWaterMark, MIN_BYTE_HIGH_WATER_MARK));
   let controller!: ReadableStreamDefaultController<R>;
   // Set once the web stream is closed, errored or cancelled: later Node events are ignored.

@@ -126,7 +126,7 @@ export function fromNodeWritable<W = Uint8Array>(
     objectMode
       ? { highWaterMark: given ?? writable.writableHighWaterMark }
       : given === undefined
-        ? { highWaterMark: 1 }
-        : { highWaterMark: given, size: chunkSize },
+      ? { highWaterMark: 1 }
+      : { highWaterMark: given, size: chunkSize },
   );
 }

@@ -18,16 +18,16 @@
  * @module
  */
 export * from "../../mod.ts";
-export { type FromNodeReadableOptions, fromNodeReadable } from "./from-node-readable.ts";
-export { type ToNodeReadableOptions, toNodeReadable } from "./to-node-readable.ts";
-export { type FromNodeWritableOptions, fromNodeWritable } from "./from-node-writable.ts";
-export { type ToNodeWritableOptions, toNodeWritable } from "./to-node-writable.ts";
+export { fromNodeReadable, type FromNodeReadableOptions } from "./from-node-readable.ts";
+export { toNodeReadable, type ToNodeReadableOptions } from "./to-node-readable.ts";
+export { fromNodeWritable, type FromNodeWritableOptions } from "./from-node-writable.ts";
+export { toNodeWritable, type ToNodeWritableOptions } from "./to-node-writable.ts";
 export {
-  type FromNodeDuplexOptions,
   fromNodeDuplex,
+  type FromNodeDuplexOptions,
   type ReadableWritablePair,
-  type ToNodeDuplexOptions,
   toNodeDuplex,
+  type ToNodeDuplexOptions,
 } from "./duplex.ts";
 import type { RuntimeAdapter, ToNativeReadableStream } from "../../core/interop/adapter.ts";
 import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";

@@ -6,7 +6,11 @@
 import process from "node:process";
 import { Duplex, Readable, Writable } from "node:stream";
 import * as api from "../../mod.ts";
-import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, UnpatchGlobalWebStreams } from "../../core/interop/adapter.ts";
+import type {
+  IsGlobalWebStreamsPatched,
+  PatchGlobalWebStreams,
+  UnpatchGlobalWebStreams,
+} from "../../core/interop/adapter.ts";
 import { createGlobalPatch } from "../../core/interop/global-patch.ts";
 import { isBodyShell } from "../../core/interop/body-shells.ts";
 import { isOurReadable, isOurWritable } from "../../core/interop/natives.ts";
@@ -162,7 +166,9 @@ function patchStateSymbols(tx: PatchTransaction): void {
  * fusestreams stream rejects with such a TypeError.
  */
 function patchLockedCancel(tx: PatchTransaction): void {
-  const proto = api.ReadableStream.prototype as unknown as { cancel: (this: unknown, reason?: unknown) => Promise<undefined> };
+  const proto = api.ReadableStream.prototype as unknown as {
+    cancel: (this: unknown, reason?: unknown) => Promise<undefined>;
+  };
   const cancel = proto.cancel;
   tx.defineValue(proto, "cancel", function cancel_(this: unknown, reason?: unknown) {
     if (isOurReadable(this) && this.locked) {
@@ -192,7 +198,8 @@ function clonedBranch(stream: api.ReadableStream): api.ReadableStream {
  * is not: it stands for a native body, which undici's clone() tees itself.
  */
 function clonableOurs(stream: unknown): stream is api.ReadableStream {
-  return isOurReadable(stream) && !isBodyShell(stream) && !stream.locked && api.readableStreamState(stream)?.disturbed === false;
+  return isOurReadable(stream) && !isBodyShell(stream) && !stream.locked &&
+    api.readableStreamState(stream)?.disturbed === false;
 }
 
 /**
@@ -223,7 +230,9 @@ function patchClone(tx: PatchTransaction): void {
       });
       for (const key of ["type", "url", "redirected"] as const) {
         const value = this[key];
-        if (copy[key] !== value) Object.defineProperty(copy, key, { value, enumerable: false, configurable: true, writable: false });
+        if (copy[key] !== value) {
+          Object.defineProperty(copy, key, { value, enumerable: false, configurable: true, writable: false });
+        }
       }
       return copy;
     });
@@ -286,7 +295,9 @@ function patchNodeStreamStatics(tx: PatchTransaction): void {
   if (typeof readableToWeb === "function") {
     tx.defineValue(Readable, "toWeb", function toWeb(readable: unknown, options?: unknown) {
       const simple = simpleToWebOptions(options);
-      if (simple === undefined || !(readable instanceof Readable)) return readableToWeb.call(Readable, readable, options);
+      if (simple === undefined || !(readable instanceof Readable)) {
+        return readableToWeb.call(Readable, readable, options);
+      }
       return fromNodeReadable(readable, simple);
     });
   }
@@ -299,7 +310,9 @@ function patchNodeStreamStatics(tx: PatchTransaction): void {
   if (typeof writableToWeb === "function") {
     tx.defineValue(Writable, "toWeb", function toWeb(writable: unknown, options?: unknown) {
       const simple = simpleToWebOptions(options);
-      if (simple === undefined || !(writable instanceof Writable)) return writableToWeb.call(Writable, writable, options);
+      if (simple === undefined || !(writable instanceof Writable)) {
+        return writableToWeb.call(Writable, writable, options);
+      }
       return fromNodeWritable(writable, simple);
     });
   }
@@ -308,7 +321,10 @@ function patchNodeStreamStatics(tx: PatchTransaction): void {
       if (!isPair(pair) || !isOurReadable(pair.readable) || !isOurWritable(pair.writable)) {
         return duplexFromWeb.call(Duplex, pair, options);
       }
-      return toNodeDuplex({ readable: pair.readable, writable: pair.writable }, options as Parameters<typeof toNodeDuplex>[1]);
+      return toNodeDuplex(
+        { readable: pair.readable, writable: pair.writable },
+        options as Parameters<typeof toNodeDuplex>[1],
+      );
     });
   }
   if (typeof duplexToWeb === "function") {

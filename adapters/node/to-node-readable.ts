@@ -7,8 +7,8 @@ import { Readable } from "node:stream";
 import {
   acquireBatchReader,
   type Batch,
-  type BatchAnswer,
   BATCH_DONE,
+  type BatchAnswer,
   isBatchPromise,
   isTransformReadable,
   type ReadableStream,
@@ -63,7 +63,10 @@ function cancelThenCall(
   err: Error | null,
   callback: (err?: Error | null) => void,
 ): void {
-  reader.cancel(err ?? undefined).then(() => callback(err), (cancelError: unknown) => callback(err ?? (cancelError as Error)));
+  reader.cancel(err ?? undefined).then(
+    () => callback(err),
+    (cancelError: unknown) => callback(err ?? (cancelError as Error)),
+  );
 }
 
 /** A chunk's length as a byte-mode Readable counts it (a string's length is close enough for a budget). */
@@ -303,7 +306,10 @@ function readerReadSide<R>(stream: ReadableStream<R>, node: () => Readable): Rea
  * @param options options of the Readable.
  * @returns a Node.js Readable that yields the stream's chunks.
  */
-export function toNodeReadable<R = Uint8Array>(stream: ReadableStream<R>, options: ToNodeReadableOptions = {}): Readable {
+export function toNodeReadable<R = Uint8Array>(
+  stream: ReadableStream<R>,
+  options: ToNodeReadableOptions = {},
+): Readable {
   let readable: Readable | undefined;
   const side = createReadSide(stream, () => readable!);
   readable = new Readable({

@@ -111,7 +111,10 @@ export function createWriteSide<W>(stream: WritableStream<W>, node: () => Writab
  * @param options options of the Writable.
  * @returns a Node.js Writable that writes into the stream.
  */
-export function toNodeWritable<W = Uint8Array>(stream: WritableStream<W>, options: ToNodeWritableOptions = {}): Writable {
+export function toNodeWritable<W = Uint8Array>(
+  stream: WritableStream<W>,
+  options: ToNodeWritableOptions = {},
+): Writable {
   let writable: Writable | undefined;
   const side = createWriteSide(stream, () => writable!);
   writable = new Writable({

@@ -28,11 +28,17 @@ const root = join(here, "..", "..");
 const COMPAT_DATE = "2026-07-30";
 
 const SCENARIOS = [
-  { id: "response-forward", title: "Response forwarding: new Response(native byte stream).body → 1 transform → WritableStream" },
+  {
+    id: "response-forward",
+    title: "Response forwarding: new Response(native byte stream).body → 1 transform → WritableStream",
+  },
   { id: "fetch-3", title: "fetch() (another worker in the same workerd) → 3 transforms → WritableStream" },
   { id: "response-text", title: "new Response(new ReadableStream(…)).text()" },
   { id: "route-3", title: "a fetch-handler route streaming a source through 3 transforms, read by another worker" },
-  { id: "route-0", title: "a fetch-handler route returning a source (no transforms) as its body, read by another worker" },
+  {
+    id: "route-0",
+    title: "a fetch-handler route returning a source (no transforms) as its body, read by another worker",
+  },
 ] as const;
 
 function option(name: string, fallback: string): string {
@@ -51,7 +57,8 @@ const altEntry = altDir === "" ? "" : join(resolve(altDir), "adapters", "edge", 
 if (altEntry !== "" && !existsSync(altEntry)) throw new Error(`--alt=${altDir}: no adapters/edge/mod.ts there`);
 const IMPLS: readonly string[] = altEntry === "" ? ["ours", "native"] : ["ours", "native", "alt"];
 
-const version = (pkg: string): string => (JSON.parse(readFileSync(join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+const version = (pkg: string): string =>
+  (JSON.parse(readFileSync(join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
 
 const script = (
   await esbuild.build({
@@ -123,7 +130,15 @@ console.log(`patch + unpatch: ${(patchMs * 1000).toFixed(0)} µs (paid once per 
 
 const alt = IMPLS.includes("alt");
 const summary: string[][] = [
-  ["scenario", "ours ms/iter", "native ms/iter", "ours MB/s", "native MB/s", "÷ native", ...(alt ? ["alt MB/s", "alt ÷ ours"] : [])],
+  [
+    "scenario",
+    "ours ms/iter",
+    "native ms/iter",
+    "ours MB/s",
+    "native MB/s",
+    "÷ native",
+    ...(alt ? ["alt MB/s", "alt ÷ ours"] : []),
+  ],
 ];
 for (const s of SCENARIOS) {
   if (filter && !s.id.includes(filter) && !s.title.toLowerCase().includes(filter)) continue;
@@ -140,7 +155,15 @@ for (const s of SCENARIOS) {
     for (const impl of order) for (let k = 0; k < samples; k++) times[impl]!.push(await sample(s.id, impl, iters));
   }
   const median: Record<string, number> = {};
-  const rows: string[][] = [["impl", "median ms/iter", "MB/s", "±iqr", "÷ native", ...(alt ? ["÷ ours"] : []), "samples"]];
+  const rows: string[][] = [[
+    "impl",
+    "median ms/iter",
+    "MB/s",
+    "±iqr",
+    "÷ native",
+    ...(alt ? ["÷ ours"] : []),
+    "samples",
+  ]];
   for (const impl of IMPLS) median[impl] = quantile([...times[impl]!].sort((a, b) => a - b), 0.5);
   for (const impl of IMPLS) {
     const sorted = [...times[impl]!].sort((a, b) => a - b);
@@ -164,7 +187,9 @@ for (const s of SCENARIOS) {
     (bytesPerIter / 1e6 / (median["ours"]! / 1000)).toFixed(0),
     (bytesPerIter / 1e6 / (median["native"]! / 1000)).toFixed(0),
     `${(median["native"]! / median["ours"]!).toFixed(2)}x`,
-    ...(alt ? [(bytesPerIter / 1e6 / (median["alt"]! / 1000)).toFixed(0), `${(median["ours"]! / median["alt"]!).toFixed(2)}x`] : []),
+    ...(alt
+      ? [(bytesPerIter / 1e6 / (median["alt"]! / 1000)).toFixed(0), `${(median["ours"]! / median["alt"]!).toFixed(2)}x`]
+      : []),
   ]);
   console.log();
 }
@@ -174,5 +199,7 @@ await mf.dispose();
 
 function printTable(rows: string[][]): void {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) console.log(`  ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")}`);
+  for (const r of rows) {
+    console.log(`  ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")}`);
+  }
 }

@@ -76,7 +76,14 @@ function globalSource(chunks: readonly Bytes[]): ReadableStream<Bytes> {
   });
 }
 
-async function iteration(scenario: string, impl: string, n: number, fresh: Bytes[] | undefined, env: Env, origin: string): Promise<void> {
+async function iteration(
+  scenario: string,
+  impl: string,
+  n: number,
+  fresh: Bytes[] | undefined,
+  env: Env,
+  origin: string,
+): Promise<void> {
   const d = data(n);
   const tally = new Tally();
   if (scenario === "response-forward") {
@@ -95,7 +102,8 @@ async function iteration(scenario: string, impl: string, n: number, fresh: Bytes
     await body.pipeThrough(identity()).pipeTo(sink(tally));
   } else if (scenario === "fetch-3") {
     const res = await fetch(`${origin}/source?n=${n}`);
-    await (res.body as ReadableStream<Bytes>).pipeThrough(identity()).pipeThrough(identity()).pipeThrough(identity()).pipeTo(sink(tally));
+    await (res.body as ReadableStream<Bytes>).pipeThrough(identity()).pipeThrough(identity()).pipeThrough(identity())
+      .pipeTo(sink(tally));
   } else if (scenario === "response-text") {
     tally.addAscii(await new Response(globalSource(d.chunks) as ReadableStream<Uint8Array>).text());
   } else if (scenario === "route-3" || scenario === "route-0") {
@@ -117,7 +125,9 @@ async function handle(request: Request, env: Env): Promise<Response> {
   switch (url.pathname) {
     case "/prepare": {
       const iters = Number(q("iters", "1"));
-      prepared = q("scenario", "") === "response-forward" ? Array.from({ length: iters }, () => freshChunks(data(n))) : [];
+      prepared = q("scenario", "") === "response-forward"
+        ? Array.from({ length: iters }, () => freshChunks(data(n)))
+        : [];
       return new Response("ok");
     }
     case "/run": {

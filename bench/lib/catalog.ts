@@ -88,7 +88,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "flight",
     group: 5,
-    title: "React Flight: type 'bytes', controller captured in start(), all chunks enqueued from outside, close, reader loop",
+    title:
+      "React Flight: type 'bytes', controller captured in start(), all chunks enqueued from outside, close, reader loop",
     unit: "MB/s",
     bytes: 4 * MiB,
     ops: 0,
@@ -97,7 +98,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "floor-flight",
     group: 11,
-    title: "floor of flight: per chunk a buffer transfer and a new Uint8Array, then an await of a resolved result (no streams)",
+    title:
+      "floor of flight: per chunk a buffer transfer and a new Uint8Array, then an await of a resolved result (no streams)",
     unit: "MB/s",
     bytes: 4 * MiB,
     ops: 0,
@@ -113,7 +115,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "floor-byte-read",
     group: 11,
-    title: "floor of byte-read: per chunk a pending promise, one job (a reaction to a resolved promise, or Bun's built-in queueMicrotask), a buffer transfer and a new Uint8Array (no streams)",
+    title:
+      "floor of byte-read: per chunk a pending promise, one job (a reaction to a resolved promise, or Bun's built-in queueMicrotask), a buffer transfer and a new Uint8Array (no streams)",
     unit: "MB/s",
     bytes: 4 * MiB,
     ops: 0,
@@ -155,7 +158,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "construct-transform",
     group: 8,
-    title: "construct TransformStream({ transform(c, ctl) { ctl.enqueue(c) } }) (256 per iteration, then the microtask queue drains)",
+    title:
+      "construct TransformStream({ transform(c, ctl) { ctl.enqueue(c) } }) (256 per iteration, then the microtask queue drains)",
     unit: "ops/s",
     bytes: 0,
     ops: 256,
@@ -236,7 +240,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "gzip-mixed",
     group: 9,
-    title: "mixed chain: transform -> native CompressionStream('gzip') -> native DecompressionStream('gzip') -> transform -> pipeTo",
+    title:
+      "mixed chain: transform -> native CompressionStream('gzip') -> native DecompressionStream('gzip') -> transform -> pipeTo",
     unit: "MB/s",
     bytes: 256 * KiB,
     ops: 0,
@@ -265,7 +270,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "batch-pull",
     group: 13,
-    title: "batched reads, pull source (pull() enqueues one chunk, highWaterMark 16): ours for-await over batches(stream), others for-await over the stream",
+    title:
+      "batched reads, pull source (pull() enqueues one chunk, highWaterMark 16): ours for-await over batches(stream), others for-await over the stream",
     unit: "MB/s",
     bytes: 8 * MiB,
     ops: 0,
@@ -274,7 +280,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "floor-batch-pull",
     group: 11,
-    title: "floor of batch-pull: per chunk the row's pull(controller) (by Reflect.apply; its enqueue() an array push) and its reaction job, one wake per batch of up to 64 (no streams)",
+    title:
+      "floor of batch-pull: per chunk the row's pull(controller) (by Reflect.apply; its enqueue() an array push) and its reaction job, one wake per batch of up to 64 (no streams)",
     unit: "MB/s",
     bytes: 8 * MiB,
     ops: 0,
@@ -282,7 +289,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "batch-push",
     group: 13,
-    title: "batched reads, push source (controller captured in start(), bursts of 64 enqueue()s, one per MessageChannel task): ours batches(), others for-await",
+    title:
+      "batched reads, push source (controller captured in start(), bursts of 64 enqueue()s, one per MessageChannel task): ours batches(), others for-await",
     unit: "MB/s",
     bytes: 8 * MiB,
     ops: 0,
@@ -291,7 +299,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "floor-batch-push",
     group: 11,
-    title: "floor of batch-push: the producer's tasks (64 enqueue()s each, an array push), one wake of the consumer per burst (no streams)",
+    title:
+      "floor of batch-push: the producer's tasks (64 enqueue()s each, an array push), one wake of the consumer per burst (no streams)",
     unit: "MB/s",
     bytes: 8 * MiB,
     ops: 0,
@@ -299,7 +308,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "consume-bytes",
     group: 13,
-    title: "consume a pull source (highWaterMark 16) into one buffer: ours bytes(stream), native new Response(stream).arrayBuffer()",
+    title:
+      "consume a pull source (highWaterMark 16) into one buffer: ours bytes(stream), native new Response(stream).arrayBuffer()",
     unit: "MB/s",
     bytes: 8 * MiB,
     ops: 0,
@@ -308,7 +318,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "floor-consume-bytes",
     group: 11,
-    title: "floor of consume-bytes: floor-batch-pull's work, then one buffer sized once and every chunk copied into it (no streams)",
+    title:
+      "floor of consume-bytes: floor-batch-pull's work, then one buffer sized once and every chunk copied into it (no streams)",
     unit: "MB/s",
     bytes: 8 * MiB,
     ops: 0,
@@ -333,7 +344,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "to-native-pull",
     group: 13,
-    title: "toNativeReadableStream, pull source (highWaterMark 16): ours toNativeReadableStream(stream) read by the runtime's for-await, native for-await over the stream",
+    title:
+      "toNativeReadableStream, pull source (highWaterMark 16): ours toNativeReadableStream(stream) read by the runtime's for-await, native for-await over the stream",
     unit: "MB/s",
     bytes: 8 * MiB,
     ops: 0,
@@ -341,7 +353,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "to-native-push",
     group: 13,
-    title: "toNativeReadableStream, push source (bursts of 64 enqueue()s per MessageChannel task): ours toNativeReadableStream(stream) read by the runtime's for-await, native for-await",
+    title:
+      "toNativeReadableStream, push source (bursts of 64 enqueue()s per MessageChannel task): ours toNativeReadableStream(stream) read by the runtime's for-await, native for-await",
     unit: "MB/s",
     bytes: 8 * MiB,
     ops: 0,
@@ -349,7 +362,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "text-lines",
     group: 13,
-    title: "TextLineStream: 1 KiB strings of 80-byte lines, piped through, for-await over the lines (native: npm textlinestream 1.1.1, Deno std's TextLineStream, on native streams)",
+    title:
+      "TextLineStream: 1 KiB strings of 80-byte lines, piped through, for-await over the lines (native: npm textlinestream 1.1.1, Deno std's TextLineStream, on native streams)",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
@@ -389,7 +403,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "node-memory-chain",
     group: 10,
-    title: "in-memory node:stream Readable (1 KiB pushes) -> 3 transforms -> node:stream Writable (the file -> http chain without I/O)",
+    title:
+      "in-memory node:stream Readable (1 KiB pushes) -> 3 transforms -> node:stream Writable (the file -> http chain without I/O)",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
@@ -397,7 +412,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "node-memory-pipeline",
     group: 10,
-    title: "in-memory Readable -> Readable.toWeb -> 3 transforms -> Readable.fromWeb -> stream.pipeline() into a Writable",
+    title:
+      "in-memory Readable -> Readable.toWeb -> 3 transforms -> Readable.fromWeb -> stream.pipeline() into a Writable",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
@@ -405,7 +421,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "node-from-web",
     group: 10,
-    title: "web pull source (highWaterMark 16) -> Readable.fromWeb() -> stream.pipeline() into a Writable (ours: the patch's toNodeReadable, read in batches)",
+    title:
+      "web pull source (highWaterMark 16) -> Readable.fromWeb() -> stream.pipeline() into a Writable (ours: the patch's toNodeReadable, read in batches)",
     unit: "MB/s",
     bytes: 8 * MiB,
     ops: 0,
@@ -413,7 +430,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "node-from-web-push",
     group: 10,
-    title: "web push source (bursts of 64 enqueue()s per MessageChannel task) -> Readable.fromWeb() -> stream.pipeline() into a Writable",
+    title:
+      "web push source (bursts of 64 enqueue()s per MessageChannel task) -> Readable.fromWeb() -> stream.pipeline() into a Writable",
     unit: "MB/s",
     bytes: 8 * MiB,
     ops: 0,
@@ -430,7 +448,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "node-floor-response-forward",
     group: 10,
-    title: "floor of node-response-forward: the native byte-stream source read by a bare native reader loop (native only)",
+    title:
+      "floor of node-response-forward: the native byte-stream source read by a bare native reader loop (native only)",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
@@ -438,7 +457,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "node-floor-fetch",
     group: 10,
-    title: "floor of node-fetch-3: the same fetch() with its native body read by a reader loop, no transform and no pipe (native only)",
+    title:
+      "floor of node-fetch-3: the same fetch() with its native body read by a reader loop, no transform and no pipe (native only)",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
@@ -446,7 +466,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "node-floor-file-http",
     group: 10,
-    title: "floor of node-file-http: fs.createReadStream 'data' -> res.write() one microtask later, no web streams (native only)",
+    title:
+      "floor of node-file-http: fs.createReadStream 'data' -> res.write() one microtask later, no web streams (native only)",
     unit: "MB/s",
     bytes: 1 * MiB,
     ops: 0,
@@ -455,7 +476,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "rt-response-forward",
     group: 12,
-    title: "Deno/Bun: Response forwarding: native byte-stream body (new Response(native).body) -> 1 transform -> WritableStream",
+    title:
+      "Deno/Bun: Response forwarding: native byte-stream body (new Response(native).body) -> 1 transform -> WritableStream",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
@@ -463,7 +485,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "rt-fetch-3",
     group: 12,
-    title: "Deno/Bun: fetch() from an in-process Deno.serve / Bun.serve (native body, 1 KiB chunks) -> 3 transforms -> WritableStream",
+    title:
+      "Deno/Bun: fetch() from an in-process Deno.serve / Bun.serve (native body, 1 KiB chunks) -> 3 transforms -> WritableStream",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
@@ -479,7 +502,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "rt-serve-3",
     group: 12,
-    title: "Deno/Bun: a Deno.serve / Bun.serve route streaming a pull source through 3 transforms to a loopback fetch() client",
+    title:
+      "Deno/Bun: a Deno.serve / Bun.serve route streaming a pull source through 3 transforms to a loopback fetch() client",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
@@ -487,7 +511,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "rt-serve-0",
     group: 12,
-    title: "Deno/Bun: a Deno.serve / Bun.serve route returning a pull source as its body (no transforms) to a loopback fetch() client",
+    title:
+      "Deno/Bun: a Deno.serve / Bun.serve route returning a pull source as its body (no transforms) to a loopback fetch() client",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
@@ -495,7 +520,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "rt-proxy",
     group: 12,
-    title: "Deno/Bun: a route forwarding a fetch() body untouched (new Response(upstream.body)) from a file route (FsFile.readable / Bun.file) to a loopback fetch() client",
+    title:
+      "Deno/Bun: a route forwarding a fetch() body untouched (new Response(upstream.body)) from a file route (FsFile.readable / Bun.file) to a loopback fetch() client",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
@@ -504,7 +530,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "rt-floor-response-forward",
     group: 12,
-    title: "floor of rt-response-forward: the native byte-stream source read by a bare native reader loop (native only)",
+    title:
+      "floor of rt-response-forward: the native byte-stream source read by a bare native reader loop (native only)",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
@@ -512,7 +539,8 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     id: "rt-floor-fetch",
     group: 12,
-    title: "floor of rt-fetch-3: the same fetch() with its native body read by a reader loop, no transform and no pipe (native only)",
+    title:
+      "floor of rt-fetch-3: the same fetch() with its native body read by a reader loop, no transform and no pipe (native only)",
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
@@ -531,7 +559,9 @@ export const SCENARIOS: readonly Scenario[] = [
 export function selectScenarios(filter: string): Scenario[] {
   const needles = filter.toLowerCase().split(",").filter(Boolean);
   if (needles.length === 0) return SCENARIOS.slice();
-  return SCENARIOS.filter((s) => needles.some((n) => s.id.toLowerCase().includes(n) || s.title.toLowerCase().includes(n)));
+  return SCENARIOS.filter((s) =>
+    needles.some((n) => s.id.toLowerCase().includes(n) || s.title.toLowerCase().includes(n))
+  );
 }
 
 /** XOR keys of the three CPU-bound stages; the data arrives XOR-ed with all three. */

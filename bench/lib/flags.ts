@@ -8,7 +8,12 @@ import process from "node:process";
  * The options in `argv` as a map from name to value ("" for a bare `--name`). `--help` / `-h` prints `usage` and
  * exits; an argument that is not an option, or an option not in `known`, is reported through `fail`.
  */
-export function readFlags(argv: string[], known: readonly string[], usage: string, fail: (message: string) => never): Map<string, string> {
+export function readFlags(
+  argv: string[],
+  known: readonly string[],
+  usage: string,
+  fail: (message: string) => never,
+): Map<string, string> {
   const values = new Map<string, string>();
   for (const arg of argv) {
     if (arg === "--help" || arg === "-h") {

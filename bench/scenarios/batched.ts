@@ -146,7 +146,8 @@ export function build(
       };
 
     case "text-lines": {
-      const LineStream = extras?.TextLineStream ?? (impl.ReadableStream === globalThis.ReadableStream ? lineStream : undefined);
+      const LineStream = extras?.TextLineStream ??
+        (impl.ReadableStream === globalThis.ReadableStream ? lineStream : undefined);
       if (!LineStream) return undefined;
       const lines = lineData(data);
       const strings = lines.strings;

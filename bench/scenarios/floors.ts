@@ -115,7 +115,8 @@ export function buildFloor(id: string, data: Data): Floor | undefined {
       };
     case "floor-batch-pull":
       return {
-        note: "per chunk: the source's pull(controller) (its enqueue() one array push) and its reaction job; per 64 chunks: resolve + await",
+        note:
+          "per chunk: the source's pull(controller) (its enqueue() one array push) and its reaction job; per 64 chunks: resolve + await",
         prepare: () => data.chunks,
         async run(chunks) {
           const tally = new Tally();
@@ -169,7 +170,8 @@ export function buildFloor(id: string, data: Data): Floor | undefined {
       };
     case "floor-batch-push":
       return {
-        note: "per burst of 64: the producer's MessageChannel task (64 enqueue()s, each one array push), one resolve + await",
+        note:
+          "per burst of 64: the producer's MessageChannel task (64 enqueue()s, each one array push), one resolve + await",
         prepare: () => data.chunks,
         async run(chunks) {
           const tally = new Tally();
@@ -213,7 +215,8 @@ export function buildFloor(id: string, data: Data): Floor | undefined {
     case "floor-consume-bytes":
     case "floor-consume-text":
       return {
-        note: "floor-batch-pull's per-chunk work, then one buffer sized once and every chunk copied in (text: one UTF-8 decode)",
+        note:
+          "floor-batch-pull's per-chunk work, then one buffer sized once and every chunk copied in (text: one UTF-8 decode)",
         prepare: () => data.chunks,
         async run(chunks) {
           let i = 0;

@@ -412,7 +412,10 @@ export function build(id: string, data: Data, NativeRS: RS): AdapterBench | unde
               },
             }, { highWaterMark: 16 });
           }
-          await pipeline(Readable.fromWeb(stream as unknown as Parameters<typeof Readable.fromWeb>[0]), tallyWritable(tally));
+          await pipeline(
+            Readable.fromWeb(stream as unknown as Parameters<typeof Readable.fromWeb>[0]),
+            tallyWritable(tally),
+          );
           tally.check(expect, "Readable.fromWeb(stream) -> pipeline()");
         },
       };
@@ -458,7 +461,8 @@ export function build(id: string, data: Data, NativeRS: RS): AdapterBench | unde
         res.end();
       });
       return {
-        note: "node-fetch-3's request and response (same server code), the native body read by a reader loop: no transform, no pipe",
+        note:
+          "node-fetch-3's request and response (same server code), the native body read by a reader loop: no transform, no pipe",
         async run() {
           activate();
           const { url } = await server();
@@ -497,7 +501,8 @@ export function build(id: string, data: Data, NativeRS: RS): AdapterBench | unde
         source.on("error", (error) => res.destroy(error));
       });
       return {
-        note: "fs 'data' -> res.write() in a microtask (pause until 'drain'): the fused chain's I/O without web streams",
+        note:
+          "fs 'data' -> res.write() in a microtask (pause until 'drain'): the fused chain's I/O without web streams",
         async run() {
           activate();
           const tally = new Tally();
@@ -538,7 +543,12 @@ async function reactFixture(): Promise<ReactFixture> {
         h("td", null, h("a", { href: `/item/${i}` }, "open")),
       );
     const element = () =>
-      h("main", null, h("h1", null, "Report"), h("table", null, h("tbody", null, Array.from({ length: 1500 }, (_, i) => h(Row, { key: i, i })))));
+      h(
+        "main",
+        null,
+        h("h1", null, "Report"),
+        h("table", null, h("tbody", null, Array.from({ length: 1500 }, (_, i) => h(Row, { key: i, i })))),
+      );
     const html = Buffer.from(server.renderToString(element()));
     return { React, server, element, expect: expectOf([html]) };
   })();
@@ -551,7 +561,9 @@ function reactBench(): AdapterBench {
     async run() {
       fixture ??= await reactFixture();
       activate();
-      const stream = (await fixture.server.renderToReadableStream(fixture.element())) as unknown as ReadableStream<Uint8Array>;
+      const stream = (await fixture.server.renderToReadableStream(fixture.element())) as unknown as ReadableStream<
+        Uint8Array
+      >;
       const reader = stream.getReader();
       const tally = new Tally();
       for (;;) {

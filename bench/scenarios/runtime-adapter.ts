@@ -59,7 +59,9 @@ interface DenoLike {
 }
 interface BunLike {
   file(path: string): Blob;
-  serve(options: { hostname: string; port: number; fetch: (request: Request) => Response | Promise<Response> }): { port: number; unref(): void };
+  serve(
+    options: { hostname: string; port: number; fetch: (request: Request) => Response | Promise<Response> },
+  ): { port: number; unref(): void };
 }
 
 const G = globalThis as unknown as { Deno?: DenoLike; Bun?: BunLike };
@@ -130,7 +132,8 @@ async function loadImpl(oursUrl: string, implName: string): Promise<Impl | undef
     enter() {},
     leave() {},
     classes: () => classes,
-    note: "no global patch: fusestreams' classes imported, ReadableStream.from(native body), Response(ours) as an async iterable",
+    note:
+      "no global patch: fusestreams' classes imported, ReadableStream.from(native body), Response(ours) as an async iterable",
   };
 }
 
@@ -327,7 +330,9 @@ function buildBench(id: string, data: Data, NativeRS: RS, implName: string, impl
         return new Response(out as unknown as BodyInit);
       });
       return {
-        note: `${note ? `${note}; ` : ""}${serverName} route: pull source -> ${transforms} transforms -> new Response(); client: fetch() + arrayBuffer()`,
+        note: `${
+          note ? `${note}; ` : ""
+        }${serverName} route: pull source -> ${transforms} transforms -> new Response(); client: fetch() + arrayBuffer()`,
         async run() {
           activate();
           const response = await fetch(serverUrl() + path);
@@ -343,13 +348,17 @@ function buildBench(id: string, data: Data, NativeRS: RS, implName: string, impl
       // our shells, and `new Response(shell)` must give the runtime its own (resource-backed) stream back.
       const file = dataFile(data);
       const filePath = `/file/${data.count}x${data.size}`;
-      serverSlot().routes.set(filePath, async () =>
-        G.Deno !== undefined ? new Response((await G.Deno.open(file)).readable) : new Response(G.Bun!.file(file)),
+      serverSlot().routes.set(
+        filePath,
+        async () =>
+          G.Deno !== undefined ? new Response((await G.Deno.open(file)).readable) : new Response(G.Bun!.file(file)),
       );
       const path = `/proxy-${implName}/${data.count}x${data.size}`;
       serverSlot().routes.set(path, async () => new Response((await fetch(serverUrl() + filePath)).body));
       return {
-        note: `${note ? `${note}; ` : ""}${serverName} route: new Response((await fetch(file route)).body); client: fetch() + arrayBuffer()`,
+        note: `${
+          note ? `${note}; ` : ""
+        }${serverName} route: new Response((await fetch(file route)).body); client: fetch() + arrayBuffer()`,
         async run() {
           activate();
           const response = await fetch(serverUrl() + path);
@@ -365,7 +374,8 @@ function buildBench(id: string, data: Data, NativeRS: RS, implName: string, impl
     case "rt-floor-response-forward":
       if (implName !== "native") return undefined;
       return {
-        note: "the native byte source of rt-response-forward read by a bare reader loop: no Response, transform or sink",
+        note:
+          "the native byte source of rt-response-forward read by a bare reader loop: no Response, transform or sink",
         prepare: () => freshChunks(data),
         async run(fresh) {
           activate();

@@ -33,10 +33,13 @@ export type ReadableByteStreamControllerConstructor = NonConstructibleInterface<
 export type ReadableStreamBYOBRequestConstructor = NonConstructibleInterface<ReadableStreamBYOBRequest>;
 
 /** The controller a default ReadableStream hands its underlying source (Streams §4.6). */
-export const ReadableStreamDefaultController: ReadableStreamDefaultControllerConstructor = DefaultControllerClass as unknown as ReadableStreamDefaultControllerConstructor;
+export const ReadableStreamDefaultController: ReadableStreamDefaultControllerConstructor =
+  DefaultControllerClass as unknown as ReadableStreamDefaultControllerConstructor;
 
 /** The controller a readable byte stream hands its underlying source (Streams §4.7). */
-export const ReadableByteStreamController: ReadableByteStreamControllerConstructor = ByteControllerClass as unknown as ReadableByteStreamControllerConstructor;
+export const ReadableByteStreamController: ReadableByteStreamControllerConstructor =
+  ByteControllerClass as unknown as ReadableByteStreamControllerConstructor;
 
 /** A BYOB read as the underlying byte source sees it (Streams §4.8). */
-export const ReadableStreamBYOBRequest: ReadableStreamBYOBRequestConstructor = BYOBRequestClass as unknown as ReadableStreamBYOBRequestConstructor;
+export const ReadableStreamBYOBRequest: ReadableStreamBYOBRequestConstructor =
+  BYOBRequestClass as unknown as ReadableStreamBYOBRequestConstructor;

@@ -29,7 +29,10 @@ export interface ReadableStreamConstructor {
   /** The prototype of every ReadableStream made by this constructor. */
   readonly prototype: ReadableStream;
   /** Creates a readable byte stream (`type: "bytes"`): its chunks are `Uint8Array`s and it supports BYOB readers. */
-  new (underlyingSource: UnderlyingByteSource, strategy?: { highWaterMark?: number }): ReadableStream<Uint8Array<ArrayBuffer>>;
+  new (
+    underlyingSource: UnderlyingByteSource,
+    strategy?: { highWaterMark?: number },
+  ): ReadableStream<Uint8Array<ArrayBuffer>>;
   /** Creates a readable stream fed by `underlyingSource`, buffering as `strategy` says. */
   new <R = any>(underlyingSource: UnderlyingDefaultSource<R>, strategy?: QueuingStrategy<R>): ReadableStream<R>;
   /** Creates a readable stream (without a source: one that never produces a chunk until cancelled). */
@@ -74,7 +77,8 @@ export interface ReadableStreamBYOBReaderConstructor {
  * `ReadableStream` declares (where it declares none, e.g. lib.dom without DOM.AsyncIterable, an
  * `AsyncIterableIterator`). Leaving the loop early cancels the stream unless `{ preventCancel: true }` was given.
  */
-export type ReadableStreamAsyncIterator<T> = ReadableStream<T> extends { values(...args: any[]): infer I } ? I : AsyncIterableIterator<T>;
+export type ReadableStreamAsyncIterator<T> = ReadableStream<T> extends { values(...args: any[]): infer I } ? I
+  : AsyncIterableIterator<T>;
 
 /**
  * A readable stream (Streams §4.2): `new ReadableStream(underlyingSource, strategy)` or
@@ -91,7 +95,9 @@ export type ReadableStreamAsyncIterator<T> = ReadableStream<T> extends { values(
 export const ReadableStream: ReadableStreamConstructor = ReadableStreamClass as unknown as ReadableStreamConstructor;
 
 /** A reader that reads chunks from a ReadableStream it has locked (Streams §4.3): `stream.getReader()`. */
-export const ReadableStreamDefaultReader: ReadableStreamDefaultReaderConstructor = DefaultReaderClass as unknown as ReadableStreamDefaultReaderConstructor;
+export const ReadableStreamDefaultReader: ReadableStreamDefaultReaderConstructor =
+  DefaultReaderClass as unknown as ReadableStreamDefaultReaderConstructor;
 
 /** A reader of a readable byte stream that reads into buffers the consumer supplies (Streams §4.4). */
-export const ReadableStreamBYOBReader: ReadableStreamBYOBReaderConstructor = BYOBReaderClass as unknown as ReadableStreamBYOBReaderConstructor;
+export const ReadableStreamBYOBReader: ReadableStreamBYOBReaderConstructor =
+  BYOBReaderClass as unknown as ReadableStreamBYOBReaderConstructor;

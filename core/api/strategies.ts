@@ -30,7 +30,9 @@ export interface CountQueuingStrategyConstructor {
 }
 
 /** A queuing strategy that measures each chunk by its `byteLength` (Streams §7.2). */
-export const ByteLengthQueuingStrategy: ByteLengthQueuingStrategyConstructor = ByteLengthClass as unknown as ByteLengthQueuingStrategyConstructor;
+export const ByteLengthQueuingStrategy: ByteLengthQueuingStrategyConstructor =
+  ByteLengthClass as unknown as ByteLengthQueuingStrategyConstructor;
 
 /** A queuing strategy that counts chunks (Streams §7.3). */
-export const CountQueuingStrategy: CountQueuingStrategyConstructor = CountClass as unknown as CountQueuingStrategyConstructor;
+export const CountQueuingStrategy: CountQueuingStrategyConstructor =
+  CountClass as unknown as CountQueuingStrategyConstructor;

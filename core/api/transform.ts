@@ -48,7 +48,9 @@ export type TransformStreamDefaultControllerConstructor = NonConstructibleInterf
  * for await (const chunk of ReadableStream.from(["a", "b"]).pipeThrough(upper)) console.log(chunk);
  * ```
  */
-export const TransformStream: TransformStreamConstructor = TransformStreamClass as unknown as TransformStreamConstructor;
+export const TransformStream: TransformStreamConstructor =
+  TransformStreamClass as unknown as TransformStreamConstructor;
 
 /** The controller a TransformStream hands its transformer (Streams §6.3). */
-export const TransformStreamDefaultController: TransformStreamDefaultControllerConstructor = ControllerClass as unknown as TransformStreamDefaultControllerConstructor;
+export const TransformStreamDefaultController: TransformStreamDefaultControllerConstructor =
+  ControllerClass as unknown as TransformStreamDefaultControllerConstructor;

@@ -50,7 +50,9 @@ export type WritableStreamDefaultControllerConstructor = NonConstructibleInterfa
 export const WritableStream: WritableStreamConstructor = WritableStreamClass as unknown as WritableStreamConstructor;
 
 /** A writer that writes chunks to a WritableStream it has locked (Streams §5.3): `stream.getWriter()`. */
-export const WritableStreamDefaultWriter: WritableStreamDefaultWriterConstructor = WriterClass as unknown as WritableStreamDefaultWriterConstructor;
+export const WritableStreamDefaultWriter: WritableStreamDefaultWriterConstructor =
+  WriterClass as unknown as WritableStreamDefaultWriterConstructor;
 
 /** The controller a WritableStream hands its underlying sink (Streams §5.4). */
-export const WritableStreamDefaultController: WritableStreamDefaultControllerConstructor = ControllerClass as unknown as WritableStreamDefaultControllerConstructor;
+export const WritableStreamDefaultController: WritableStreamDefaultControllerConstructor =
+  ControllerClass as unknown as WritableStreamDefaultControllerConstructor;

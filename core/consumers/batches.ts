@@ -4,7 +4,13 @@
  */
 import { PromisePrototypeThen, PromiseResolve, SymbolAsyncIterator } from "../shared/primordials.ts";
 import { convertBoolean, convertDictionary } from "../shared/webidl.ts";
-import { acquireBatchReader, type BatchAnswer, type BatchReader, isAnswerPromise, type ReadableStreamLike } from "./read-batch.ts";
+import {
+  acquireBatchReader,
+  type BatchAnswer,
+  type BatchReader,
+  isAnswerPromise,
+  type ReadableStreamLike,
+} from "./read-batch.ts";
 import type { AnyReadableStream, BatchesOptions, ReadableStreamBatchIterator } from "./types.ts";
 
 const DONE_RESULT: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });

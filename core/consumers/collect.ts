@@ -20,7 +20,9 @@ function ignore(): void {}
 
 /** A chunk that must be a Uint8Array: itself, or the TypeError that ends the read. */
 function uint8ArrayChunk(chunk: unknown, context: string): Uint8Array {
-  if (!isUint8Array(chunk)) throw typeError(`${context}: every chunk must be a Uint8Array, got ${describeValue(chunk)}`);
+  if (!isUint8Array(chunk)) {
+    throw typeError(`${context}: every chunk must be a Uint8Array, got ${describeValue(chunk)}`);
+  }
   return chunk;
 }
 

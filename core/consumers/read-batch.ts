@@ -185,10 +185,14 @@ class ForeignBatchReader<T> implements BatchReader<T> {
   readAs<R>(answer: BatchAnswer<R>): R | Promise<R> {
     const next = this.read();
     if (!isBatchPromise(next)) return next === BATCH_DONE ? answer.end() : answer.chunks(next);
-    return PromisePrototypeThen(next, (batch) => batch === BATCH_DONE ? answer.end() : answer.chunks(batch), (e: unknown) => {
-      answer.error(e);
-      throw e;
-    });
+    return PromisePrototypeThen(
+      next,
+      (batch) => batch === BATCH_DONE ? answer.end() : answer.chunks(batch),
+      (e: unknown) => {
+        answer.error(e);
+        throw e;
+      },
+    );
   }
   #fromReadMany(r: ReadManyResultLike<T>): Batch<T> | Promise<Batch<T>> {
     if (r.done) return BATCH_DONE;

@@ -49,7 +49,9 @@ class TextLineStreamClass extends TransformStreamClass<string, string> {
     let rest = "";
     super({
       transform(chunk, controller: TransformStreamDefaultController<string>) {
-        if (typeof chunk !== "string") throw typeError(`TextLineStream: every chunk must be a string, got ${describeValue(chunk)}`);
+        if (typeof chunk !== "string") {
+          throw typeError(`TextLineStream: every chunk must be a string, got ${describeValue(chunk)}`);
+        }
         rest = enqueueLines(rest === "" ? chunk : rest + chunk, allowCR, controller);
       },
       flush(controller: TransformStreamDefaultController<string>) {

@@ -35,7 +35,9 @@ export type IsGlobalWebStreamsPatched = () => boolean;
  * cancelling it cancels `stream` with the same reason, and an error of `stream` errors it with the same
  * error. A stream that is already native is returned as it is.
  */
-export type ToNativeReadableStream = <R>(stream: ReadableStream<R> | globalThis.ReadableStream<R>) => globalThis.ReadableStream<R>;
+export type ToNativeReadableStream = <R>(
+  stream: ReadableStream<R> | globalThis.ReadableStream<R>,
+) => globalThis.ReadableStream<R>;
 
 /** The contract every runtime adapter fulfils (`export const adapter: RuntimeAdapter = { ... }`). */
 export interface RuntimeAdapter {

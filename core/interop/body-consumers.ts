@@ -17,7 +17,7 @@
  * @module
  */
 import { collectBytes, isTransformReadable, WritableStream } from "../../mod.ts";
-import { type ClaimedBody, claimBatchedBody } from "./batched-body.ts";
+import { claimBatchedBody, type ClaimedBody } from "./batched-body.ts";
 import { joinBytes } from "./join-bytes.ts";
 import { syncBodyShellOf } from "./body-shells.ts";
 import { ownerOf } from "./natives.ts";

@@ -15,15 +15,15 @@
 import {
   acquireBatchReader,
   type Batch,
-  type BatchAnswer,
   BATCH_DONE,
+  type BatchAnswer,
   type BatchReader,
   isBatchPromise,
   isTransformReadable,
   type ReadableStream,
   type ReadableStreamLike,
-  type WritableStreamDefaultController,
   WritableStream,
+  type WritableStreamDefaultController,
 } from "../../mod.ts";
 import { noop } from "./natives.ts";
 import { bodyBytes } from "./to-native.ts";
@@ -100,7 +100,7 @@ function pipedBridge(stream: ReadableStream<unknown>, context: string, sink: Bri
       return;
     }
     // A failing chunk cancels ours with its error, as a pipe without preventCancel would.
-    if (sinkError !== undefined) stream.cancel((error = sinkError.error)).catch(noop);
+    if (sinkError !== undefined) stream.cancel(error = sinkError.error).catch(noop);
     throw error;
   });
   return {

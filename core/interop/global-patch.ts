@@ -6,10 +6,23 @@
  * @module
  */
 import * as api from "../../mod.ts";
-import type { IsGlobalWebStreamsPatched, PatchGlobalWebStreams, RuntimeName, UnpatchGlobalWebStreams } from "./adapter.ts";
+import type {
+  IsGlobalWebStreamsPatched,
+  PatchGlobalWebStreams,
+  RuntimeName,
+  UnpatchGlobalWebStreams,
+} from "./adapter.ts";
 import { bodyShellFor, syncBodyShellOf, takeBodyForPipe } from "./body-shells.ts";
 import { holdNativeOf, readableShell, releaseUnusedWritableShell, writableShell } from "./native-shells.ts";
-import { isInstance, isNativeReadable, isNativeWritable, isOurReadable, isOurWritable, Native, ownerOf } from "./natives.ts";
+import {
+  isInstance,
+  isNativeReadable,
+  isNativeWritable,
+  isOurReadable,
+  isOurWritable,
+  Native,
+  ownerOf,
+} from "./natives.ts";
 import { PatchTransaction } from "./patch-transaction.ts";
 import { type BodyBridge, rememberBody, toNativeBody } from "./to-native.ts";
 
@@ -110,9 +123,10 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
     { name: "classes", run: replaceClasses },
     { name: "pipes", run: patchPipes },
     ...(options.shared?.bodies === false ? [] : [{ name: "bodies", run: patchBodyGetters }]),
-    ...(options.shared?.bodyInit === false
-      ? []
-      : [{ name: "body-init", run: (t: PatchTransaction) => patchBodyInit(t, options.bodyBridge, options.aroundBodyInit) }]),
+    ...(options.shared?.bodyInit === false ? [] : [{
+      name: "body-init",
+      run: (t: PatchTransaction) => patchBodyInit(t, options.bodyBridge, options.aroundBodyInit),
+    }]),
     ...(options.after ?? []),
   ];
   return {
@@ -121,7 +135,9 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
       const mismatch = options.checkRuntime();
       if (mismatch !== undefined) throw new TypeError(`${label}: ${mismatch}; nothing was changed`);
       if (global()[kPatched] !== undefined) {
-        throw new TypeError(`${label}: the globals are already patched by another copy of fusestreams; nothing was changed`);
+        throw new TypeError(
+          `${label}: the globals are already patched by another copy of fusestreams; nothing was changed`,
+        );
       }
       const t = new PatchTransaction(label);
       for (const step of steps) t.step(step.name, step.run);
@@ -227,7 +243,8 @@ export function patchPipes(tx: PatchTransaction): void {
   });
   tx.defineValue(ourProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
     const pair = ourPair(transform);
-    const writable = isPair(pair) && isOurWritable(pair.writable) && !pair.writable.locked && isOurReadable(pair.readable);
+    const writable = isPair(pair) && isOurWritable(pair.writable) && !pair.writable.locked &&
+      isOurReadable(pair.readable);
     const taken = writable ? takeBodyForPipe(this, options) : undefined;
     try {
       return ourPipeThrough.call(taken ?? this, pair, options);
@@ -256,19 +273,26 @@ export function patchPipes(tx: PatchTransaction): void {
     }
     return nativePipeTo.call(this, destination, options);
   });
-  tx.defineValue(nativeProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
-    if (isPair(transform) && (isOurWritable(transform.writable) || isOurReadable(transform.readable)) && isNativeReadable(this)) {
-      const shell = readableShell(this, false);
-      const pair = ourPair(transform);
-      try {
-        return ourPipeThrough.call(shell, pair, options);
-      } finally {
-        holdNativeOf(shell);
-        if (isPair(pair) && pair !== transform) releaseUnusedWritableShell(pair.writable);
+  tx.defineValue(
+    nativeProto,
+    "pipeThrough",
+    function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
+      if (
+        isPair(transform) && (isOurWritable(transform.writable) || isOurReadable(transform.readable)) &&
+        isNativeReadable(this)
+      ) {
+        const shell = readableShell(this, false);
+        const pair = ourPair(transform);
+        try {
+          return ourPipeThrough.call(shell, pair, options);
+        } finally {
+          holdNativeOf(shell);
+          if (isPair(pair) && pair !== transform) releaseUnusedWritableShell(pair.writable);
+        }
       }
-    }
-    return nativePipeThrough.call(this, transform, options);
-  });
+      return nativePipeThrough.call(this, transform, options);
+    },
+  );
 }
 
 /** The methods of `Response`/`Request` with which the runtime's own code reads or tees a body. */
@@ -330,7 +354,11 @@ export function patchBodyGetters(tx: PatchTransaction): void {
  * inherited and non-enumerable ones, and getters that need `init` as `this`), since the runtime's
  * dictionary conversion reads each member with [[Get]].
  */
-function withNativeBody(init: unknown, context: string, bridge: BodyBridge | undefined): [unknown, globalThis.ReadableStream<Uint8Array>?] {
+function withNativeBody(
+  init: unknown,
+  context: string,
+  bridge: BodyBridge | undefined,
+): [unknown, globalThis.ReadableStream<Uint8Array>?] {
   if (typeof init !== "object" || init === null) return [init];
   const body = (init as { body?: unknown }).body;
   if (!isOurReadable(body)) return [init];
@@ -367,7 +395,10 @@ export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge, around?
           native = toNativeBody(args[0], "Response", bridge);
           args = [native, ...args.slice(1)];
         }
-        const response = forBody(args[0], () => Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object);
+        const response = forBody(
+          args[0],
+          () => Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object,
+        );
         if (native !== undefined) rememberBody(response, native);
         return response;
       },
@@ -386,7 +417,10 @@ export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge, around?
           native = made;
           args = [args[0], init, ...args.slice(2)];
         }
-        const request = forBody(bodyOf(args[1]), () => Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object);
+        const request = forBody(
+          bodyOf(args[1]),
+          () => Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object,
+        );
         if (native !== undefined) rememberBody(request, native);
         return request;
       },

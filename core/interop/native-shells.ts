@@ -5,8 +5,8 @@
  * @module
  */
 import {
-  ReadableStream,
   type ReadableByteStreamController,
+  ReadableStream,
   type ReadableStreamDefaultController,
   type UnderlyingByteSource,
   WritableStream,
@@ -99,7 +99,9 @@ function byteShell<R>(
     },
     cancel: (reason: unknown) => hold.cancel(reason, onEnd),
   };
-  const stream = new ReadableStream(source as unknown as UnderlyingByteSource, { highWaterMark: 0 }) as unknown as ReadableStream<R>;
+  const stream = new ReadableStream(source as unknown as UnderlyingByteSource, {
+    highWaterMark: 0,
+  }) as unknown as ReadableStream<R>;
   holds.set(stream, hold);
   return stream;
 }
@@ -254,7 +256,11 @@ export interface BodyLink {
  * controller is recorded there, a pull or cancel marks it touched, and once handed over the native stream
  * is no longer the shell's to cancel.
  */
-export function linkedShell<R>(native: globalThis.ReadableStream<R>, bytes: boolean, body: BodyLink): ReadableStream<R> {
+export function linkedShell<R>(
+  native: globalThis.ReadableStream<R>,
+  bytes: boolean,
+  body: BodyLink,
+): ReadableStream<R> {
   return bytes ? byteShell(native, undefined, body) : defaultShell(native, undefined, body);
 }
 

@@ -31,8 +31,12 @@ export function isOurWritable(value: unknown): value is WritableStream {
   return isInstance(WritableStream, value);
 }
 
-const readableLocked = Native.ReadableStream === undefined ? undefined : Object.getOwnPropertyDescriptor(Native.ReadableStream.prototype, "locked")?.get;
-const writableLocked = Native.WritableStream === undefined ? undefined : Object.getOwnPropertyDescriptor(Native.WritableStream.prototype, "locked")?.get;
+const readableLocked = Native.ReadableStream === undefined
+  ? undefined
+  : Object.getOwnPropertyDescriptor(Native.ReadableStream.prototype, "locked")?.get;
+const writableLocked = Native.WritableStream === undefined
+  ? undefined
+  : Object.getOwnPropertyDescriptor(Native.WritableStream.prototype, "locked")?.get;
 
 /** Whether the native brand check `locked` accepts `value` (it throws for anything but a native stream). */
 function brand(locked: (() => unknown) | undefined, value: unknown): boolean {

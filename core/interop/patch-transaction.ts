@@ -72,15 +72,23 @@ export class PatchTransaction {
     defineProperty(
       target,
       key,
-      old?.configurable === false && old.writable
-        ? { value }
-        : { value, writable: old !== undefined && "value" in old ? old.writable : writable, enumerable: old?.enumerable ?? false, configurable: true },
+      old?.configurable === false && old.writable ? { value } : {
+        value,
+        writable: old !== undefined && "value" in old ? old.writable : writable,
+        enumerable: old?.enumerable ?? false,
+        configurable: true,
+      },
     );
     this.#properties.push({ target, key, descriptor: old });
   }
 
   /** Defines `target[key]` as an accessor (the replaced property's enumerability is kept). */
-  defineAccessor(target: object, key: PropertyKey, get: (this: never) => unknown, set?: (this: never, value: never) => void): void {
+  defineAccessor(
+    target: object,
+    key: PropertyKey,
+    get: (this: never) => unknown,
+    set?: (this: never, value: never) => void,
+  ): void {
     const old = getOwn(target, key);
     defineProperty(target, key, { get, set, enumerable: old?.enumerable ?? false, configurable: true });
     this.#properties.push({ target, key, descriptor: old });
@@ -119,7 +127,9 @@ export class PatchTransaction {
     }
     for (let i = properties.length - 1; i >= 0; i--) {
       const { target, key, descriptor } = properties[i]!;
-      const done = descriptor === undefined ? Reflect.deleteProperty(target, key) : Reflect.defineProperty(target, key, descriptor);
+      const done = descriptor === undefined
+        ? Reflect.deleteProperty(target, key)
+        : Reflect.defineProperty(target, key, descriptor);
       if (!done) left.push(`property ${JSON.stringify(String(key))}`);
     }
     properties.length = 0;

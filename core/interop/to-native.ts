@@ -16,7 +16,9 @@ import { takeNativeOfBodyShell } from "./body-shells.ts";
  * `stream`'s own high-water mark queues. A native stream is returned as it is, and
  * a body shell nothing has used yet gives back the native body it stands for.
  */
-export function toNativeReadableStream<R>(stream: ReadableStream<R> | globalThis.ReadableStream<R>): globalThis.ReadableStream<R> {
+export function toNativeReadableStream<R>(
+  stream: ReadableStream<R> | globalThis.ReadableStream<R>,
+): globalThis.ReadableStream<R> {
   // Ours and native have one TypeScript type (the global interface): test the value, keep the type.
   const value: unknown = stream;
   if (isNativeReadable(value)) return stream as globalThis.ReadableStream<R>;
@@ -98,7 +100,9 @@ function defaultBodyBridge(stream: ReadableStream<unknown>, context: string): gl
 export function bodyBytes(chunk: unknown, context: string): Uint8Array {
   const bytes = bytesOf(chunk);
   if (bytes === undefined) {
-    throw new TypeError(`${context}: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found ${describeValue(chunk)}`);
+    throw new TypeError(
+      `${context}: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found ${describeValue(chunk)}`,
+    );
   }
   return bytes;
 }

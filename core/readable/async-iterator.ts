@@ -13,7 +13,7 @@ import {
   queueMicrotask,
 } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
-import { RunOwedPullReaction, TakeOwedPullReaction, type DefaultControllerInternal } from "./default-controller.ts";
+import { type DefaultControllerInternal, RunOwedPullReaction, TakeOwedPullReaction } from "./default-controller.ts";
 import {
   ReadableStreamDefaultReaderRead,
   ReadableStreamReaderGenericCancel,
@@ -241,6 +241,9 @@ const AsyncIteratorPrototype = ObjectGetPrototypeOf(ObjectGetPrototypeOf(async f
 ObjectSetPrototypeOf(ReadableStreamAsyncIterator.prototype, AsyncIteratorPrototype);
 
 /** Creates the iterator for a reader already acquired on the stream. */
-export function CreateReadableStreamAsyncIterator(reader: ReaderInternal, preventCancel: boolean): ReadableStreamAsyncIterator {
+export function CreateReadableStreamAsyncIterator(
+  reader: ReaderInternal,
+  preventCancel: boolean,
+): ReadableStreamAsyncIterator {
   return createIterator(new IteratorState(reader, preventCancel));
 }

@@ -160,7 +160,8 @@ export function ReadableStreamDefaultReaderReadBatch<R>(
   const c = controller as DefaultControllerInternal | ByteControllerInternal;
   const source = c.algorithms;
   if (
-    reader.size === 0 && source !== undefined && !(source instanceof BatchReadRequest) && source !== NO_SOURCE_ALGORITHMS &&
+    reader.size === 0 && source !== undefined && !(source instanceof BatchReadRequest) &&
+    source !== NO_SOURCE_ALGORITHMS &&
     !(source === c && c.pullFn === undefined) && !(c.isByte && c.ext?.autoAllocateChunkSize !== undefined)
   ) {
     request.watch(c, source);
@@ -219,7 +220,12 @@ class BatchReadRequest<R> implements ReadRequest, SourceAlgorithms {
   #burst: unknown[] | undefined = undefined;
   #burstCount = 0;
 
-  constructor(reader: ReaderInternal, controller: ReadableStreamInternal, answer: BatchAnswer<R>, session: BatchSession | undefined) {
+  constructor(
+    reader: ReaderInternal,
+    controller: ReadableStreamInternal,
+    answer: BatchAnswer<R>,
+    session: BatchSession | undefined,
+  ) {
     this.#reader = reader;
     this.#controller = controller;
     this.#answer = answer;

@@ -2,7 +2,14 @@
  * ReadableStreamBYOBReader (Streams §4.4).
  * @module
  */
-import { convertArrayBufferView, IsDetachedBuffer, arrayBufferByteLength, typedArrayTag, viewBuffer, viewByteLength } from "../shared/buffers.ts";
+import {
+  arrayBufferByteLength,
+  convertArrayBufferView,
+  IsDetachedBuffer,
+  typedArrayTag,
+  viewBuffer,
+  viewByteLength,
+} from "../shared/buffers.ts";
 import { defineInterface } from "../shared/interface.ts";
 import { PromiseReject, ReflectApply } from "../shared/primordials.ts";
 import { convertDictionary, convertEnforceRangeULongLong, rangeError, typeError } from "../shared/webidl.ts";
@@ -39,7 +46,9 @@ export class ReadableStreamBYOBReader {
   }
 
   static {
-    getReader = (x) => (typeof x === "object" && x !== null && #r in x ? (x as ReadableStreamBYOBReader).#r : undefined);
+    getReader = (
+      x,
+    ) => (typeof x === "object" && x !== null && #r in x ? (x as ReadableStreamBYOBReader).#r : undefined);
   }
 
   /** Fulfills when the stream closes, rejects when it errors or the lock is released. */
@@ -58,7 +67,10 @@ export class ReadableStreamBYOBReader {
   }
 
   /** Reads bytes into `view` (whose buffer is transferred) and fulfills with a view of what was read. */
-  read<T extends ArrayBufferView<ArrayBuffer>>(view: T, options: ReadableStreamBYOBReaderReadOptions | undefined = undefined): Promise<ReadResult<T>> {
+  read<T extends ArrayBufferView<ArrayBuffer>>(
+    view: T,
+    options: ReadableStreamBYOBReaderReadOptions | undefined = undefined,
+  ): Promise<ReadResult<T>> {
     const r = getReader(this);
     if (r === undefined) return PromiseReject(illegal());
     let v: ArrayBufferView;
@@ -72,7 +84,9 @@ export class ReadableStreamBYOBReader {
     }
     if (viewByteLength(v) === 0) return PromiseReject(typeError("view must have non-zero byteLength"));
     const buffer = viewBuffer(v);
-    if (arrayBufferByteLength(buffer) === 0) return PromiseReject(typeError("view's buffer must have non-zero byteLength"));
+    if (arrayBufferByteLength(buffer) === 0) {
+      return PromiseReject(typeError("view's buffer must have non-zero byteLength"));
+    }
     if (IsDetachedBuffer(buffer)) return PromiseReject(typeError("view's buffer has been detached"));
     if (min === 0) return PromiseReject(typeError("options.min must be greater than 0"));
     if (typedArrayTag(v) !== undefined) {

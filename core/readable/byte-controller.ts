@@ -5,17 +5,17 @@
  * @module
  */
 import {
+  arrayBufferByteLength,
   CanTransferArrayBuffer,
   cloneArrayBuffer,
   convertArrayBufferView,
   copyDataBlockBytes,
   IsDetachedBuffer,
-  arrayBufferByteLength,
   TransferArrayBuffer,
   transferUnchecked,
-  typedArrayTag,
   typedArrayByteLength,
   typedArrayByteOffset,
+  typedArrayTag,
   uint8ArrayBuffer,
   viewBuffer,
   viewByteLength,
@@ -33,35 +33,35 @@ import {
   queueMicrotask,
   ReflectApply,
 } from "../shared/primordials.ts";
-import { promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts";
+import { type AlgorithmResult, promiseResolvedWith } from "../shared/promise.ts";
 import { JobQueue } from "../shared/jobs.ts";
 import { RingQueue } from "../shared/queue.ts";
-import { BeginPullTurn, EndPullTurn, HasPullTurnJobs, RunPullTurnJobs, type PullTurn } from "./pull-turn.ts";
+import { BeginPullTurn, EndPullTurn, HasPullTurnJobs, type PullTurn, RunPullTurnJobs } from "./pull-turn.ts";
 import { convertEnforceRangeULongLong, rangeError, typeError } from "../shared/webidl.ts";
 import { makeStartAlgorithm, type SourceAlgorithms } from "./source-algorithms.ts";
 import {
+  type BEFORE_START as S_BEFORE_START,
   CLOSED,
   ERRORED,
   IsReadableStreamLocked,
   NO_CHUNK,
+  type PULL_IDLE as S_PULL_IDLE,
+  type PULLING as S_PULLING,
+  type PULLING_AGAIN as S_PULLING_AGAIN,
+  PullReactionFunction,
+  PullRejectedFunction,
+  QueuePullReaction,
   READABLE,
   ReadableStreamAddRequest,
+  ReadableStreamClearSourceAlgorithms,
   ReadableStreamClose,
   ReadableStreamError,
+  ReadableStreamExtras,
   ReadableStreamFulfillReadIntoRequest,
   ReadableStreamFulfillReadRequest,
   ReadableStreamGetNumRequests,
   ReadableStreamHasBYOBReader,
   ReadableStreamHasDefaultReader,
-  PullReactionFunction,
-  PullRejectedFunction,
-  QueuePullReaction,
-  ReadableStreamClearSourceAlgorithms,
-  ReadableStreamExtras,
-  type BEFORE_START as S_BEFORE_START,
-  type PULL_IDLE as S_PULL_IDLE,
-  type PULLING as S_PULLING,
-  type PULLING_AGAIN as S_PULLING_AGAIN,
   ReadableStreamInternal,
   type ReadIntoRequest,
   type ReadRequest,
@@ -222,7 +222,11 @@ export function ReadableByteStreamControllerCallPullIfNeeded(c: ByteControllerIn
       const ext = c.ext!;
       queueMicrotask(ext.runTurnJobs ??= makeRunTurnJobs(c));
     }
-    PromisePrototypeThen(result, PullReactionFunction(c, makePullFulfilled), PullRejectedFunction(c, ReadableByteStreamControllerError));
+    PromisePrototypeThen(
+      result,
+      PullReactionFunction(c, makePullFulfilled),
+      PullRejectedFunction(c, ReadableByteStreamControllerError),
+    );
   }
 }
 
@@ -320,7 +324,13 @@ function ReadableByteStreamControllerConvertPullIntoDescriptor(desc: PullIntoDes
  */
 export function ReadableByteStreamControllerEnqueueOwned(c: ByteControllerInternal, chunk: Uint8Array): void {
   if (c.closeRequested || c.state !== READABLE) return;
-  ReadableByteStreamControllerEnqueueTransferred(c, viewBuffer(chunk), typedArrayByteOffset(chunk), typedArrayByteLength(chunk), chunk);
+  ReadableByteStreamControllerEnqueueTransferred(
+    c,
+    viewBuffer(chunk),
+    typedArrayByteOffset(chunk),
+    typedArrayByteLength(chunk),
+    chunk,
+  );
 }
 
 /** ReadableByteStreamControllerEnqueue with the chunk's buffer, offset and length already read. */
@@ -474,7 +484,10 @@ function ReadableByteStreamControllerFillPullIntoDescriptorFromQueue(
 }
 
 /** ReadableByteStreamControllerFillReadRequestFromQueue(controller, readRequest). */
-function ReadableByteStreamControllerFillReadRequestFromQueue(c: ByteControllerInternal, readRequest: ReadRequest): void {
+function ReadableByteStreamControllerFillReadRequestFromQueue(
+  c: ByteControllerInternal,
+  readRequest: ReadRequest,
+): void {
   const entry = c.queue!.shift();
   c.queueTotalSize -= typedArrayByteLength(entry);
   ReadableByteStreamControllerHandleQueueDrain(c);
@@ -482,7 +495,9 @@ function ReadableByteStreamControllerFillReadRequestFromQueue(c: ByteControllerI
 }
 
 /** ReadableByteStreamControllerGetBYOBRequest(controller). */
-export function ReadableByteStreamControllerGetBYOBRequest(c: ByteControllerInternal): ReadableStreamBYOBRequest | null {
+export function ReadableByteStreamControllerGetBYOBRequest(
+  c: ByteControllerInternal,
+): ReadableStreamBYOBRequest | null {
   const ext = c.ext;
   const request = ext?.byobRequest as ReadableStreamBYOBRequest | undefined;
   if (request !== undefined) return request;
@@ -526,7 +541,9 @@ function ReadableByteStreamControllerInvalidateBYOBRequest(c: ByteControllerInte
 }
 
 /** ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(controller). */
-function ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(c: ByteControllerInternal): PullIntoDescriptor[] {
+function ReadableByteStreamControllerProcessPullIntoDescriptorsUsingQueue(
+  c: ByteControllerInternal,
+): PullIntoDescriptor[] {
   const filled: PullIntoDescriptor[] = [];
   while (HasPendingPullIntos(c)) {
     if (c.queueTotalSize === 0) break;
@@ -621,7 +638,9 @@ export function ReadableByteStreamControllerRespond(c: ByteControllerInternal, b
   if (state === CLOSED) {
     if (bytesWritten !== 0) throw typeError("bytesWritten must be 0 when calling respond() on a closed stream");
   } else {
-    if (bytesWritten === 0) throw typeError("bytesWritten must be greater than 0 when calling respond() on a readable stream");
+    if (bytesWritten === 0) {
+      throw typeError("bytesWritten must be greater than 0 when calling respond() on a readable stream");
+    }
     if (first.bytesFilled + bytesWritten > first.byteLength) throw rangeError("bytesWritten out of range");
   }
   first.buffer = TransferArrayBuffer(first.buffer);
@@ -684,7 +703,9 @@ export function ReadableByteStreamControllerRespondWithNewView(c: ByteController
   const state = c.state;
   const newViewByteLength = viewByteLength(view);
   if (state === CLOSED) {
-    if (newViewByteLength !== 0) throw typeError("The view's length must be 0 when calling respondWithNewView() on a closed stream");
+    if (newViewByteLength !== 0) {
+      throw typeError("The view's length must be 0 when calling respondWithNewView() on a closed stream");
+    }
   } else if (newViewByteLength === 0) {
     throw typeError("The view's length must be greater than 0 when calling respondWithNewView() on a readable stream");
   }
@@ -733,7 +754,9 @@ export function SetUpReadableByteStreamController(
 ): void {
   c.strategyHWM = highWaterMark;
   c.algorithms = algorithms;
-  if (autoAllocateChunkSize !== undefined) (c.ext ??= new ReadableStreamExtras()).autoAllocateChunkSize = autoAllocateChunkSize;
+  if (autoAllocateChunkSize !== undefined) {
+    (c.ext ??= new ReadableStreamExtras()).autoAllocateChunkSize = autoAllocateChunkSize;
+  }
   const startResult = startAlgorithm === undefined ? undefined : startAlgorithm();
   // The start reaction is the controller's pull reaction (it sees `started` false).
   if (startResult === undefined) {

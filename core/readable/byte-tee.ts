@@ -4,10 +4,11 @@
  * @module
  */
 import { CloneAsUint8Array } from "../shared/buffers.ts";
-import { newDeferred, uponPromise, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import { type AlgorithmResult, type Deferred, newDeferred, uponPromise } from "../shared/promise.ts";
 import { queueMicrotask } from "../shared/primordials.ts";
 import {
   byobRequestView,
+  type ByteControllerInternal,
   HasPendingPullIntos,
   ReadableByteStreamControllerClose,
   ReadableByteStreamControllerEnqueueOwned,
@@ -15,7 +16,6 @@ import {
   ReadableByteStreamControllerGetBYOBRequest,
   ReadableByteStreamControllerRespond,
   ReadableByteStreamControllerRespondWithNewView,
-  type ByteControllerInternal,
 } from "./byte-controller.ts";
 import { CreateReadableByteStream } from "./create.ts";
 import {
@@ -26,7 +26,12 @@ import {
   ReadableStreamReaderRelease,
 } from "./reader-ops.ts";
 import type { SourceAlgorithms } from "./source-algorithms.ts";
-import { ReadableStreamCancel, type ReaderInternal, type ReadableStreamInternal, type ReadRequest } from "./stream-internal.ts";
+import {
+  ReadableStreamCancel,
+  type ReadableStreamInternal,
+  type ReaderInternal,
+  type ReadRequest,
+} from "./stream-internal.ts";
 
 /**
  * The default read request of a byte tee. Its chunk steps queue the tee's chunk handling as a microtask
@@ -258,7 +263,9 @@ class ByteTeeBranch implements SourceAlgorithms {
 }
 
 /** ReadableByteStreamTee(stream). */
-export function ReadableByteStreamTee(stream: ReadableStreamInternal): [ReadableStreamInternal, ReadableStreamInternal] {
+export function ReadableByteStreamTee(
+  stream: ReadableStreamInternal,
+): [ReadableStreamInternal, ReadableStreamInternal] {
   const tee = new ByteTee(stream);
   tee.branch1 = CreateReadableByteStream(undefined, new ByteTeeBranch(tee, 1));
   tee.branch2 = CreateReadableByteStream(undefined, new ByteTeeBranch(tee, 2));

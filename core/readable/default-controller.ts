@@ -3,39 +3,34 @@
  * @module
  */
 import { defineInterface } from "../shared/interface.ts";
-import {
-  PromisePrototypeThen,
-  PromiseResolve,
-  queueMicrotask,
-  ReflectApply,
-} from "../shared/primordials.ts";
-import { EXTERNAL_START, promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts";
+import { PromisePrototypeThen, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
+import { type AlgorithmResult, EXTERNAL_START, promiseResolvedWith } from "../shared/promise.ts";
 import { JobQueue } from "../shared/jobs.ts";
 import { RingQueue } from "../shared/queue.ts";
-import { BeginPullTurn, EndPullTurn, HasPullTurnJobs, RunPullTurnJobs, type PullTurn } from "./pull-turn.ts";
+import { BeginPullTurn, EndPullTurn, HasPullTurnJobs, type PullTurn, RunPullTurnJobs } from "./pull-turn.ts";
 import { typeError } from "../shared/webidl.ts";
-import { validateChunkSize, type SizeAlgorithm } from "../strategies/extract.ts";
+import { type SizeAlgorithm, validateChunkSize } from "../strategies/extract.ts";
 import { makeStartAlgorithm, NO_SOURCE_ALGORITHMS, PULL_PENDING, type SourceAlgorithms } from "./source-algorithms.ts";
 import {
+  type BEFORE_START as S_BEFORE_START,
   CLOSED,
   ERRORED,
   NO_CHUNK,
-  READABLE,
-  ReadableStreamAddRequest,
-  ReadableStreamClose,
-  PullReactionFunction,
-  PullRejectedFunction,
-  QueuePullReaction,
-  ReadableStreamClearSourceAlgorithms,
-  ReadableStreamError,
-  ReadableStreamExtras,
-  ReadableStreamInternal,
-  SizedQueue,
-  type BEFORE_START as S_BEFORE_START,
   type PULL_IDLE as S_PULL_IDLE,
   type PULLING as S_PULLING,
   type PULLING_AGAIN as S_PULLING_AGAIN,
+  PullReactionFunction,
+  PullRejectedFunction,
+  QueuePullReaction,
+  READABLE,
+  ReadableStreamAddRequest,
+  ReadableStreamClearSourceAlgorithms,
+  ReadableStreamClose,
+  ReadableStreamError,
+  ReadableStreamExtras,
+  ReadableStreamInternal,
   type ReadRequest,
+  SizedQueue,
 } from "./stream-internal.ts";
 
 // The pull states of ReadableStreamInternal (stream-internal.ts), declared here again: an imported binding costs a
@@ -102,7 +97,9 @@ export class DefaultControllerInternal extends ReadableStreamInternal implements
     // CallPullIfNeeded; while a pull is pending it can only set [[pullAgain]] (see the end of EnqueueSteps).
     const pullState = this.pullState;
     if (pullState < PULLING) ReadableStreamDefaultControllerCallPullIfNeeded(this);
-    else if (pullState === PULLING && ReadableStreamDefaultControllerShouldCallPull(this)) this.pullState = PULLING_AGAIN;
+    else if (pullState === PULLING && ReadableStreamDefaultControllerShouldCallPull(this)) {
+      this.pullState = PULLING_AGAIN;
+    }
   }
 
   releaseSteps(): void {}
@@ -356,7 +353,10 @@ export function SetUpReadableStreamDefaultController(
 }
 
 /** The reaction to a start algorithm's promise, for callers that passed EXTERNAL_START. */
-export function ReadableStreamDefaultControllerUponStart(c: DefaultControllerInternal, startPromise: Promise<unknown>): void {
+export function ReadableStreamDefaultControllerUponStart(
+  c: DefaultControllerInternal,
+  startPromise: Promise<unknown>,
+): void {
   PromisePrototypeThen(startPromise, PullFulfilledReaction(c), PullRejectedReaction(c));
 }
 

@@ -32,7 +32,9 @@ export class ReadableStreamDefaultReader<R = any> {
   }
 
   static {
-    getReader = (x) => (typeof x === "object" && x !== null && #r in x ? (x as ReadableStreamDefaultReader).#r : undefined);
+    getReader = (
+      x,
+    ) => (typeof x === "object" && x !== null && #r in x ? (x as ReadableStreamDefaultReader).#r : undefined);
   }
 
   /** Fulfills when the stream closes, rejects when it errors or the lock is released. */
@@ -93,4 +95,3 @@ defineInterface(ReadableStreamDefaultReader, "ReadableStreamDefaultReader");
 export function defaultReaderInternalOrUndefined(x: unknown): ReaderInternal | undefined {
   return getReader(x);
 }
-

@@ -3,14 +3,21 @@
  * for sync iterables.
  * @module
  */
-import { PromisePrototypeThen, PromiseReject, PromiseResolve, ReflectApply, SymbolAsyncIterator, SymbolIterator } from "../shared/primordials.ts";
-import { promiseResolvedWith, type AlgorithmResult } from "../shared/promise.ts";
+import {
+  PromisePrototypeThen,
+  PromiseReject,
+  PromiseResolve,
+  ReflectApply,
+  SymbolAsyncIterator,
+  SymbolIterator,
+} from "../shared/primordials.ts";
+import { type AlgorithmResult, promiseResolvedWith } from "../shared/promise.ts";
 import { isObject, typeError } from "../shared/webidl.ts";
 import { CreateReadableStream } from "./create.ts";
 import {
+  type DefaultControllerInternal,
   ReadableStreamDefaultControllerClose,
   ReadableStreamDefaultControllerEnqueue,
-  type DefaultControllerInternal,
 } from "./default-controller.ts";
 import type { SourceAlgorithms } from "./source-algorithms.ts";
 import type { ReadableStreamInternal } from "./stream-internal.ts";
@@ -43,7 +50,9 @@ function GetIteratorFromMethod(obj: unknown, method: Function, sync: boolean): I
 
 /** GetIterator(obj, async). */
 function GetAsyncIterator(obj: unknown): IteratorRecord {
-  if (obj === undefined || obj === null) throw typeError("ReadableStream.from() requires an iterable or async iterable");
+  if (obj === undefined || obj === null) {
+    throw typeError("ReadableStream.from() requires an iterable or async iterable");
+  }
   const method = GetMethod(obj, SymbolAsyncIterator);
   if (method !== undefined) return GetIteratorFromMethod(obj, method, false);
   const syncMethod = GetMethod(obj, SymbolIterator);
@@ -80,12 +89,10 @@ function asyncFromSyncContinuation(result: unknown, iterator: object, closeOnRej
   return PromisePrototypeThen(
     valueWrapper,
     (v: unknown) => ({ value: v, done }),
-    done || !closeOnRejection
-      ? undefined
-      : (e: unknown) => {
-        closeSyncIterator(iterator);
-        throw e;
-      },
+    done || !closeOnRejection ? undefined : (e: unknown) => {
+      closeSyncIterator(iterator);
+      throw e;
+    },
   );
 }
 
@@ -146,7 +153,9 @@ class FromIterableSource implements SourceAlgorithms {
     }
     const nextPromise = promiseResolvedWith(nextResult);
     return PromisePrototypeThen(nextPromise, (iterResult: unknown) => {
-      if (!isObject(iterResult)) throw typeError("The promise returned by the iterator's next() must fulfill with an object");
+      if (!isObject(iterResult)) {
+        throw typeError("The promise returned by the iterator's next() must fulfill with an object");
+      }
       const c = this.stream;
       if ((iterResult as IteratorResult<unknown>).done) ReadableStreamDefaultControllerClose(c);
       else ReadableStreamDefaultControllerEnqueue(c, (iterResult as IteratorResult<unknown>).value);
@@ -170,7 +179,9 @@ class FromIterableSource implements SourceAlgorithms {
       }
     }
     return PromisePrototypeThen(promiseResolvedWith(returnResult), (iterResult: unknown) => {
-      if (!isObject(iterResult)) throw typeError("The promise returned by the iterator's return() must fulfill with an object");
+      if (!isObject(iterResult)) {
+        throw typeError("The promise returned by the iterator's return() must fulfill with an object");
+      }
       return undefined;
     });
   }

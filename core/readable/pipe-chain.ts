@@ -117,7 +117,9 @@ export function inspectPipeChain(stream: unknown): PipeChainReport {
     }
   } else {
     const writable = writableStreamInternalOrUndefined(stream);
-    if (writable === undefined) throw typeError("inspectPipeChain() takes a fusestreams ReadableStream or WritableStream");
+    if (writable === undefined) {
+      throw typeError("inspectPipeChain() takes a fusestreams ReadableStream or WritableStream");
+    }
     pipe = writable.pipe as PipeRecord | undefined;
     if (pipe === undefined) return { mode: "none", links: [], head: "none" };
   }

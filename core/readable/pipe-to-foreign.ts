@@ -6,26 +6,40 @@
  * @module
  */
 import { addAbortAlgorithm, signalAbortReason, signalIsAborted } from "../shared/abort-signal.ts";
-import { newDeferred, type Deferred } from "../shared/promise.ts";
+import { type Deferred, newDeferred } from "../shared/promise.ts";
 import { PromisePrototypeThen, PromiseResolve, ReflectApply } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
 import { waitForAll } from "./pipe-to.ts";
-import { AcquireReadableStreamDefaultReader, ReadableStreamDefaultReaderRead, ReadableStreamReaderRelease } from "./reader-ops.ts";
-import { CLOSED, ERRORED, READABLE, ReadableStreamCancel, type ReaderInternal, type ReadableStreamInternal } from "./stream-internal.ts";
+import {
+  AcquireReadableStreamDefaultReader,
+  ReadableStreamDefaultReaderRead,
+  ReadableStreamReaderRelease,
+} from "./reader-ops.ts";
+import {
+  CLOSED,
+  ERRORED,
+  READABLE,
+  ReadableStreamCancel,
+  type ReadableStreamInternal,
+  type ReaderInternal,
+} from "./stream-internal.ts";
 
 interface NativeWritableProto {
   getWriter(): object;
 }
 
 const NativeWS = (globalThis as { WritableStream?: { prototype: object } }).WritableStream;
-const NativeWriter = (globalThis as { WritableStreamDefaultWriter?: { prototype: object } }).WritableStreamDefaultWriter;
+const NativeWriter =
+  (globalThis as { WritableStreamDefaultWriter?: { prototype: object } }).WritableStreamDefaultWriter;
 const NativeRS = (globalThis as { ReadableStream?: { prototype: object } }).ReadableStream;
 
 function getter(proto: object | undefined, name: string): Function | undefined {
   return proto === undefined ? undefined : Object.getOwnPropertyDescriptor(proto, name)?.get;
 }
 function method(proto: object | undefined, name: string): Function | undefined {
-  return proto === undefined ? undefined : (Object.getOwnPropertyDescriptor(proto, name)?.value as Function | undefined);
+  return proto === undefined
+    ? undefined
+    : (Object.getOwnPropertyDescriptor(proto, name)?.value as Function | undefined);
 }
 
 const wsLocked = getter(NativeWS?.prototype, "locked");
@@ -143,8 +157,9 @@ export function ReadableStreamPipeToNative(
     else shutdown(true, e);
   };
   const onSourceClosed = (): void => {
-    if (!preventClose) shutdownWithAnAction(() => ReflectApply(wClose!, writer, []) as Promise<unknown>, false, undefined);
-    else shutdown(false, undefined);
+    if (!preventClose) {
+      shutdownWithAnAction(() => ReflectApply(wClose!, writer, []) as Promise<unknown>, false, undefined);
+    } else shutdown(false, undefined);
   };
   const onDestClosed = (): void => {
     const destClosed = typeError("The destination writable stream closed before all data could be piped to it");

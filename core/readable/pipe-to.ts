@@ -5,43 +5,51 @@
  * through an internal hook instead of a promise reaction (FP-PIPE-READY).
  * @module
  */
-import { FULFILLED, newDeferred, PENDING, REJECTED, uponPromise, type Deferred } from "../shared/promise.ts";
+import { type Deferred, FULFILLED, newDeferred, PENDING, REJECTED, uponPromise } from "../shared/promise.ts";
 import { addAbortAlgorithm, signalAbortReason, signalIsAborted } from "../shared/abort-signal.ts";
 import { PromisePrototypeThen, PromiseResolve, queueMicrotask } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
-import { AcquireWritableStreamDefaultWriter, WritableStreamDefaultWriterCloseWithErrorPropagation, WritableStreamDefaultWriterRelease } from "../writable/default-writer.ts";
+import {
+  AcquireWritableStreamDefaultWriter,
+  WritableStreamDefaultWriterCloseWithErrorPropagation,
+  WritableStreamDefaultWriterRelease,
+} from "../writable/default-writer.ts";
 import {
   CLOSED as W_CLOSED,
   DIRECT_BUSY,
+  DIRECT_GATED,
   DIRECT_OK,
   DIRECT_PENDING,
   DIRECT_QUEUED,
   DIRECT_WAIT,
-  DIRECT_GATED,
   ERRORED as W_ERRORED,
   WRITABLE,
-  WritableStreamDirectWriteObstacle,
-  WritableStreamWriteDirect,
-  WritableStreamWriteWouldFill,
   WritableStreamAbort,
   WritableStreamCloseQueuedOrInFlight,
   WritableStreamDefaultWriterWriteInternal,
+  WritableStreamDirectWriteObstacle,
   type WritableStreamInternal,
+  WritableStreamWriteDirect,
+  WritableStreamWriteWouldFill,
   type WriteRequest,
   type WriterInternal,
   type WriterOwner,
 } from "../writable/stream-internal.ts";
-import { AcquireReadableStreamDefaultReader, ReadableStreamDefaultReaderRead, ReadableStreamReaderRelease } from "./reader-ops.ts";
-import { AddPullTurnUser, DeferToPullReaction, RemovePullTurnUser, type PullTurnJob } from "./pull-turn.ts";
+import {
+  AcquireReadableStreamDefaultReader,
+  ReadableStreamDefaultReaderRead,
+  ReadableStreamReaderRelease,
+} from "./reader-ops.ts";
+import { AddPullTurnUser, DeferToPullReaction, type PullTurnJob, RemovePullTurnUser } from "./pull-turn.ts";
 import {
   CLOSED,
   ERRORED,
   READABLE,
   ReadableStreamAddRequest,
   ReadableStreamCancel,
+  type ReadableStreamInternal,
   type ReaderInternal,
   type ReaderOwner,
-  type ReadableStreamInternal,
   type ReadRequest,
 } from "./stream-internal.ts";
 
@@ -126,7 +134,9 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
           : () => (this.dest.state === WRITABLE ? WritableStreamAbort(this.dest, error) : PromiseResolve(undefined));
         const cancelSource: Action | undefined = this.preventCancel
           ? undefined
-          : () => (this.source.state === READABLE ? ReadableStreamCancel(this.source, error) : PromiseResolve(undefined));
+          : () => (this.source.state === READABLE
+            ? ReadableStreamCancel(this.source, error)
+            : PromiseResolve(undefined));
         this.shutdownWithAnAction(() => waitForAll(abortDest, cancelSource), true, error);
       };
       if (signalIsAborted(signal)) {
@@ -146,8 +156,9 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
     // Closing must be propagated backward.
     if (WritableStreamCloseQueuedOrInFlight(dest) || dest.state === W_CLOSED) {
       const destClosed = typeError("The destination writable stream closed before all data could be piped to it");
-      if (!this.preventCancel) this.shutdownWithAnAction(() => ReadableStreamCancel(source, destClosed), true, destClosed);
-      else this.shutdown(true, destClosed);
+      if (!this.preventCancel) {
+        this.shutdownWithAnAction(() => ReadableStreamCancel(source, destClosed), true, destClosed);
+      } else this.shutdown(true, destClosed);
     }
     this.pump();
   }
@@ -176,18 +187,24 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
   }
 
   onSourceErrored(storedError: unknown): void {
-    if (!this.preventAbort) this.shutdownWithAnAction(() => WritableStreamAbort(this.dest, storedError), true, storedError);
-    else this.shutdown(true, storedError);
+    if (!this.preventAbort) {
+      this.shutdownWithAnAction(() => WritableStreamAbort(this.dest, storedError), true, storedError);
+    } else this.shutdown(true, storedError);
   }
 
   onDestErrored(storedError: unknown): void {
-    if (!this.preventCancel) this.shutdownWithAnAction(() => ReadableStreamCancel(this.source, storedError), true, storedError);
-    else this.shutdown(true, storedError);
+    if (!this.preventCancel) {
+      this.shutdownWithAnAction(() => ReadableStreamCancel(this.source, storedError), true, storedError);
+    } else this.shutdown(true, storedError);
   }
 
   onSourceClosed(): void {
     if (!this.preventClose) {
-      this.shutdownWithAnAction(() => WritableStreamDefaultWriterCloseWithErrorPropagation(this.writer), false, undefined);
+      this.shutdownWithAnAction(
+        () => WritableStreamDefaultWriterCloseWithErrorPropagation(this.writer),
+        false,
+        undefined,
+      );
     } else {
       this.shutdown(false, undefined);
     }
@@ -453,8 +470,9 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
       }
       uponPromise(p, () => this.finalize(isError, originalError), (newError: unknown) => this.finalize(true, newError));
     };
-    if (this.dest.state === WRITABLE && !WritableStreamCloseQueuedOrInFlight(this.dest)) this.waitForWritesToFinish(doTheRest);
-    else doTheRest();
+    if (this.dest.state === WRITABLE && !WritableStreamCloseQueuedOrInFlight(this.dest)) {
+      this.waitForWritesToFinish(doTheRest);
+    } else doTheRest();
   }
 
   shutdown(isError: boolean, error: unknown): void {

@@ -28,7 +28,11 @@ import type {
 } from "../types.ts";
 import { IsWritableStreamLocked } from "../writable/stream-internal.ts";
 import { writableStreamInternal } from "../writable/writable-stream.ts";
-import type { ReadableStream as PublicReadableStream, ReadableStreamAsyncIterator, ReadableWritablePair } from "../api/readable.ts";
+import type {
+  ReadableStream as PublicReadableStream,
+  ReadableStreamAsyncIterator,
+  ReadableWritablePair,
+} from "../api/readable.ts";
 import type { WritableStream } from "../api/writable.ts";
 import { CreateReadableStreamAsyncIterator } from "./async-iterator.ts";
 import { registerReadableStreamBrand } from "./brand.ts";
@@ -39,7 +43,12 @@ import { SetUpReadableStreamDefaultControllerFromUnderlyingSource } from "./defa
 import { ReadableStreamDefaultReader } from "./default-reader.ts";
 import { ReadableStreamFromIterable } from "./from.ts";
 import { ReadableStreamPipeTo } from "./pipe-to.ts";
-import { isNativeReadableStream, isNativeWritableStream, isNativeWritableStreamLocked, ReadableStreamPipeToNative } from "./pipe-to-foreign.ts";
+import {
+  isNativeReadableStream,
+  isNativeWritableStream,
+  isNativeWritableStreamLocked,
+  ReadableStreamPipeToNative,
+} from "./pipe-to-foreign.ts";
 import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
 import { IsReadableStreamLocked, ReadableStreamCancel, type ReadableStreamInternal } from "./stream-internal.ts";
 import { ReadableStreamDefaultTee } from "./tee.ts";
@@ -52,7 +61,9 @@ function convertReadableStreamType(t: unknown): boolean {
   return true;
 }
 
-function convertPipeOptions(options: unknown): { preventAbort: boolean; preventCancel: boolean; preventClose: boolean; signal: AbortSignal | undefined } {
+function convertPipeOptions(
+  options: unknown,
+): { preventAbort: boolean; preventCancel: boolean; preventClose: boolean; signal: AbortSignal | undefined } {
   const dict = convertDictionary(options, "options");
   if (dict === undefined) return { preventAbort: false, preventCancel: false, preventClose: false, signal: undefined };
   const preventAbort = convertBoolean(dict.preventAbort);
@@ -114,19 +125,36 @@ export class ReadableStream<R = any> {
       bytes = convertReadableStreamType(s.type);
     }
     if (bytes) {
-      if (strategyRecord.size !== undefined) throw rangeError("The strategy for a byte stream cannot have a size function");
+      if (strategyRecord.size !== undefined) {
+        throw rangeError("The strategy for a byte stream cannot have a size function");
+      }
       const hwm = ExtractHighWaterMark(strategyRecord, 0);
-      this.#s = SetUpReadableByteStreamControllerFromUnderlyingSource(underlyingSource, cancelFn, pullFn, startFn, hwm, autoAllocateChunkSize);
+      this.#s = SetUpReadableByteStreamControllerFromUnderlyingSource(
+        underlyingSource,
+        cancelFn,
+        pullFn,
+        startFn,
+        hwm,
+        autoAllocateChunkSize,
+      );
     } else {
       const sizeAlgorithm = ExtractSizeAlgorithm(strategyRecord);
       const hwm = ExtractHighWaterMark(strategyRecord, 1);
-      this.#s = SetUpReadableStreamDefaultControllerFromUnderlyingSource(underlyingSource, cancelFn, pullFn, startFn, hwm, sizeAlgorithm);
+      this.#s = SetUpReadableStreamDefaultControllerFromUnderlyingSource(
+        underlyingSource,
+        cancelFn,
+        pullFn,
+        startFn,
+        hwm,
+        sizeAlgorithm,
+      );
     }
   }
 
   static {
     getStream = (x) => (typeof x === "object" && x !== null && #s in x ? (x as ReadableStream).#s : undefined);
-    wrap = <T>(s: ReadableStreamInternal) => new ReadableStream<T>(kWrap as unknown as UnderlyingDefaultSource<T>, s as unknown as QueuingStrategy<T>);
+    wrap = <T>(s: ReadableStreamInternal) =>
+      new ReadableStream<T>(kWrap as unknown as UnderlyingDefaultSource<T>, s as unknown as QueuingStrategy<T>);
     rehome = (x, s) => {
       x.#s = s;
     };
@@ -157,19 +185,26 @@ export class ReadableStream<R = any> {
   getReader(options: { mode: "byob" }): ReadableStreamBYOBReader;
   getReader(): ReadableStreamDefaultReader<R>;
   getReader(options?: ReadableStreamGetReaderOptions): ReadableStreamDefaultReader<R> | ReadableStreamBYOBReader;
-  getReader(options: ReadableStreamGetReaderOptions | undefined = undefined): ReadableStreamDefaultReader<R> | ReadableStreamBYOBReader {
+  getReader(
+    options: ReadableStreamGetReaderOptions | undefined = undefined,
+  ): ReadableStreamDefaultReader<R> | ReadableStreamBYOBReader {
     if (getStream(this) === undefined) throw illegal();
     const dict = convertDictionary(options, "options");
     const mode = dict === undefined ? undefined : dict.mode;
     // The class is the implementation of the global interface the readers take (tests/types/conformance.ts).
     if (mode === undefined) return new ReadableStreamDefaultReader<R>(this as unknown as PublicReadableStream<R>);
     const str = convertDOMString(mode);
-    if (str !== "byob") throw typeError(`'${str}' is not a valid ReadableStreamReaderMode; the only valid mode is 'byob'`);
+    if (str !== "byob") {
+      throw typeError(`'${str}' is not a valid ReadableStreamReaderMode; the only valid mode is 'byob'`);
+    }
     return new ReadableStreamBYOBReader(this as unknown as PublicReadableStream<Uint8Array<ArrayBuffer>>);
   }
 
   /** Pipes this stream through a transform (a writable/readable pair) and returns its readable side. */
-  pipeThrough<T>(transform: ReadableWritablePair<T, R>, options: StreamPipeOptions | undefined = undefined): ReadableStream<T> {
+  pipeThrough<T>(
+    transform: ReadableWritablePair<T, R>,
+    options: StreamPipeOptions | undefined = undefined,
+  ): ReadableStream<T> {
     const s = getStream(this);
     if (s === undefined) throw illegal();
     const pair = convertDictionary(transform, "transform");
@@ -182,18 +217,35 @@ export class ReadableStream<R = any> {
     const writable = pair.writable;
     const writableInternal = writableStreamInternal(writable);
     const nativeWritable = writableInternal === undefined && isNativeWritableStream(writable);
-    if (writableInternal === undefined && !nativeWritable) throw typeError("transform.writable must be a WritableStream");
+    if (writableInternal === undefined && !nativeWritable) {
+      throw typeError("transform.writable must be a WritableStream");
+    }
     const opts = convertPipeOptions(options);
     if (IsReadableStreamLocked(s)) throw typeError("Cannot pipe a stream that is locked to a reader");
     if (nativeWritable ? isNativeWritableStreamLocked(writable) : IsWritableStreamLocked(writableInternal!)) {
       throw typeError("Cannot pipe to a stream that is locked to a writer");
     }
     if (nativeWritable) {
-      const promise = ReadableStreamPipeToNative(s, writable as never, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
+      const promise = ReadableStreamPipeToNative(
+        s,
+        writable as never,
+        opts.preventClose,
+        opts.preventAbort,
+        opts.preventCancel,
+        opts.signal,
+      );
       setPromiseIsHandledToTrue(promise);
     } else {
       // The pipe's promise is marked handled and dropped: none is made (FP-LAZY).
-      ReadableStreamPipeTo(s, writableInternal!, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal, false);
+      ReadableStreamPipeTo(
+        s,
+        writableInternal!,
+        opts.preventClose,
+        opts.preventAbort,
+        opts.preventCancel,
+        opts.signal,
+        false,
+      );
     }
     return readable as ReadableStream<T>;
   }
@@ -217,7 +269,14 @@ export class ReadableStream<R = any> {
     }
     if (nativeDest) {
       // Interop: the runtime's own WritableStream, driven through its writer.
-      return ReadableStreamPipeToNative(s, destination as never, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal);
+      return ReadableStreamPipeToNative(
+        s,
+        destination as never,
+        opts.preventClose,
+        opts.preventAbort,
+        opts.preventCancel,
+        opts.signal,
+      );
     }
     return ReadableStreamPipeTo(s, dest!, opts.preventClose, opts.preventAbort, opts.preventCancel, opts.signal)!;
   }
@@ -264,7 +323,9 @@ export function wrapReadableStream<T>(s: ReadableStreamInternal): ReadableStream
  * must clone the second branch's chunks, as fetch does, does so itself). `stream` must be unlocked; it
  * stays unlocked and undisturbed.
  */
-export function ReadableStreamTeeInPlace<R>(stream: PublicReadableStream<R>): [second: PublicReadableStream<R>, bytes: boolean] {
+export function ReadableStreamTeeInPlace<R>(
+  stream: PublicReadableStream<R>,
+): [second: PublicReadableStream<R>, bytes: boolean] {
   const s = getStream(stream);
   if (s === undefined) throw illegal();
   if (IsReadableStreamLocked(s)) throw typeError("Cannot tee a stream that is locked to a reader");

@@ -8,11 +8,11 @@ import {
   ERRORED,
   IsReadableStreamLocked,
   READABLE,
+  ReadableStreamCancel,
+  type ReadableStreamInternal,
   ReaderErrorRequests,
   ReaderInternal,
-  ReadableStreamCancel,
   type ReaderOwner,
-  type ReadableStreamInternal,
   type ReadIntoRequest,
   type ReadRequest,
 } from "./stream-internal.ts";
@@ -62,7 +62,10 @@ export function ReadableStreamReaderGenericRelease(reader: ReaderInternal, error
  * SetUpReadableStreamDefaultReader / AcquireReadableStreamDefaultReader. A reader with an `owner` (an internal
  * consumer no user code can reach) has no closed promise: the owner is told when the stream settles.
  */
-export function AcquireReadableStreamDefaultReader(stream: ReadableStreamInternal, owner?: ReaderOwner): ReaderInternal {
+export function AcquireReadableStreamDefaultReader(
+  stream: ReadableStreamInternal,
+  owner?: ReaderOwner,
+): ReaderInternal {
   if (IsReadableStreamLocked(stream)) throw typeError("This stream is already locked to a reader");
   const reader = new ReaderInternal(false, owner);
   ReadableStreamReaderGenericInitialize(reader, stream);

@@ -5,6 +5,7 @@
  * @module
  */
 import {
+  type AlgorithmResult,
   invokePromiseCallback,
   invokePromiseCallback1,
   LazyPromise,
@@ -12,7 +13,6 @@ import {
   PromiseReject,
   PromiseResolve,
   REUSE_ARGUMENT_LISTS,
-  type AlgorithmResult,
 } from "../shared/promise.ts";
 import { PromisePrototypeThen, queueMicrotask } from "../shared/primordials.ts";
 import type { JobQueue } from "../shared/jobs.ts";
@@ -183,7 +183,9 @@ export abstract class ReadableStreamInternal implements SourceAlgorithms {
     const pull = this.pullFn;
     if (pull === undefined) return undefined;
     // The first pull (onPullFulfilled is set when it is reacted to) writes its list: a stream pulled once keeps none.
-    if (!REUSE_ARGUMENT_LISTS || this.onPullFulfilled === undefined) return invokePromiseCallback1(pull, this.source, this.pub);
+    if (!REUSE_ARGUMENT_LISTS || this.onPullFulfilled === undefined) {
+      return invokePromiseCallback1(pull, this.source, this.pub);
+    }
     const ext = this.ext ??= new ReadableStreamExtras();
     return invokePromiseCallback(pull, this.source, ext.pullArgs ??= [this.pub]);
   }
@@ -213,7 +215,11 @@ function PULLED_ONCE(): void {}
  * a closure of its own, made then by `make` and kept: a stream pulled once, up to its high-water mark, and then
  * left idle keeps no closure, and a stream being read pays for one closure once.
  */
-export function QueuePullReaction<C extends ReadableStreamInternal>(c: C, jobs: JobQueue<C>, make: (c: C) => () => void): void {
+export function QueuePullReaction<C extends ReadableStreamInternal>(
+  c: C,
+  jobs: JobQueue<C>,
+  make: (c: C) => () => void,
+): void {
   const own = c.onPullFulfilled;
   if (own !== undefined && own !== PULLED_ONCE) {
     queueMicrotask(own);

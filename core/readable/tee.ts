@@ -3,18 +3,23 @@
  * source algorithms are a small object, so a tee allocates nothing per chunk but the microtask.
  * @module
  */
-import { newDeferred, uponPromise, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import { type AlgorithmResult, type Deferred, newDeferred, uponPromise } from "../shared/promise.ts";
 import { queueMicrotask } from "../shared/primordials.ts";
 import { CreateReadableStream } from "./create.ts";
 import {
+  type DefaultControllerInternal,
   ReadableStreamDefaultControllerClose,
   ReadableStreamDefaultControllerEnqueue,
   ReadableStreamDefaultControllerError,
-  type DefaultControllerInternal,
 } from "./default-controller.ts";
 import { AcquireReadableStreamDefaultReader, ReadableStreamDefaultReaderRead } from "./reader-ops.ts";
 import type { SourceAlgorithms } from "./source-algorithms.ts";
-import { ReadableStreamCancel, type ReaderInternal, type ReadableStreamInternal, type ReadRequest } from "./stream-internal.ts";
+import {
+  ReadableStreamCancel,
+  type ReadableStreamInternal,
+  type ReaderInternal,
+  type ReadRequest,
+} from "./stream-internal.ts";
 
 class DefaultTee implements ReadRequest {
   readonly stream: ReadableStreamInternal;
@@ -103,7 +108,9 @@ class TeeBranch implements SourceAlgorithms {
 }
 
 /** ReadableStreamDefaultTee(stream, cloneForBranch2 = false). */
-export function ReadableStreamDefaultTee(stream: ReadableStreamInternal): [ReadableStreamInternal, ReadableStreamInternal] {
+export function ReadableStreamDefaultTee(
+  stream: ReadableStreamInternal,
+): [ReadableStreamInternal, ReadableStreamInternal] {
   const tee = new DefaultTee(stream);
   tee.branch1 = CreateReadableStream(undefined, new TeeBranch(tee, 1));
   tee.branch2 = CreateReadableStream(undefined, new TeeBranch(tee, 2));

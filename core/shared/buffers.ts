@@ -3,7 +3,15 @@
  * CanTransferArrayBuffer, CopyDataBlockBytes and the ArrayBufferView checks of WebIDL.
  * @module
  */
-import { JAVASCRIPTCORE, NativeArrayBuffer, NativeTypeError, NativeUint8Array, ObjectGetPrototypeOf, ReflectApply, uncurryThis } from "./primordials.ts";
+import {
+  JAVASCRIPTCORE,
+  NativeArrayBuffer,
+  NativeTypeError,
+  NativeUint8Array,
+  ObjectGetPrototypeOf,
+  ReflectApply,
+  uncurryThis,
+} from "./primordials.ts";
 
 const ArrayBufferProto = ArrayBuffer.prototype as ArrayBuffer & {
   transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer;
@@ -22,7 +30,9 @@ const byteLengthGetter = getter<unknown, number>(ArrayBufferProto, "byteLength")
 const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
 const typedArrayBufferGetter = getter<unknown, ArrayBuffer>(TypedArrayProto, "buffer");
 const typedArrayTagGetter = getter<unknown, string | undefined>(TypedArrayProto, Symbol.toStringTag);
-const typedArraySet = uncurryThis((TypedArrayProto as Uint8Array).set as (this: Uint8Array, source: ArrayLike<number>) => void);
+const typedArraySet = uncurryThis(
+  (TypedArrayProto as Uint8Array).set as (this: Uint8Array, source: ArrayLike<number>) => void,
+);
 const typedArrayByteOffsetGetter = getter<unknown, number>(TypedArrayProto, "byteOffset");
 const typedArrayByteLengthGetter = getter<unknown, number>(TypedArrayProto, "byteLength");
 const dataViewByteOffsetGetter = getter<unknown, number>(DataView.prototype, "byteOffset");
@@ -30,8 +40,9 @@ const dataViewByteLengthGetter = getter<unknown, number>(DataView.prototype, "by
 const dataViewBufferGetter = getter<unknown, ArrayBuffer>(DataView.prototype, "buffer");
 const ArrayBufferIsView = ArrayBuffer.isView;
 const Uint8ArrayPrototype: object = Uint8Array.prototype;
-const structuredCloneFn: typeof structuredClone | undefined = (globalThis as { structuredClone?: typeof structuredClone })
-  .structuredClone;
+const structuredCloneFn: typeof structuredClone | undefined =
+  (globalThis as { structuredClone?: typeof structuredClone })
+    .structuredClone;
 
 export function isArrayBuffer(x: unknown): x is ArrayBuffer {
   try {
@@ -41,7 +52,6 @@ export function isArrayBuffer(x: unknown): x is ArrayBuffer {
     return false;
   }
 }
-
 
 export function arrayBufferByteLength(buffer: ArrayBuffer): number {
   return byteLengthGetter(buffer);
@@ -93,9 +103,7 @@ export function viewBuffer(view: ArrayBufferView): ArrayBuffer {
       // not a typed array after all: decided below
     }
   }
-  return (typedArrayTag(view) !== undefined
-    ? typedArrayBufferGetter(view)
-    : dataViewBufferGetter(view)) as ArrayBuffer;
+  return (typedArrayTag(view) !== undefined ? typedArrayBufferGetter(view) : dataViewBufferGetter(view)) as ArrayBuffer;
 }
 
 /** The [[ByteOffset]] of a typed array, read without user-patchable getters. */
@@ -187,12 +195,8 @@ export function CloneAsUint8Array(view: ArrayBufferView): Uint8Array {
     typedArraySet(out, view as Uint8Array);
     return out;
   }
-  const byteOffset = tag === undefined
-    ? dataViewByteOffsetGetter(view)
-    : typedArrayByteOffsetGetter(view);
-  const byteLength = tag === undefined
-    ? dataViewByteLengthGetter(view)
-    : typedArrayByteLengthGetter(view);
+  const byteOffset = tag === undefined ? dataViewByteOffsetGetter(view) : typedArrayByteOffsetGetter(view);
+  const byteLength = tag === undefined ? dataViewByteLengthGetter(view) : typedArrayByteLengthGetter(view);
   return new NativeUint8Array(cloneArrayBuffer(viewBuffer(view), byteOffset, byteLength));
 }
 

@@ -21,7 +21,12 @@ function makeEnumerable(target: object): void {
 /** Applies WebIDL interface conventions to a class (prototype and static members). */
 export function defineInterface(ctor: Function, name: string): void {
   // Bundlers may rename a class that refers to itself (`var X = class _X {}`); the interface name stands.
-  ObjectDefineProperty(ctor, "name", { value: name.split(" ")[0], writable: false, enumerable: false, configurable: true });
+  ObjectDefineProperty(ctor, "name", {
+    value: name.split(" ")[0],
+    writable: false,
+    enumerable: false,
+    configurable: true,
+  });
   makeEnumerable(ctor.prototype);
   makeEnumerable(ctor);
   ObjectDefineProperty(ctor.prototype, SymbolToStringTag, {

@@ -7,8 +7,7 @@
 export const ReflectApply: typeof Reflect.apply = Reflect.apply;
 export const ObjectDefineProperty: typeof Object.defineProperty = Object.defineProperty;
 export const ObjectDefineProperties: typeof Object.defineProperties = Object.defineProperties;
-export const ObjectGetOwnPropertyDescriptor: typeof Object.getOwnPropertyDescriptor =
-  Object.getOwnPropertyDescriptor;
+export const ObjectGetOwnPropertyDescriptor: typeof Object.getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 export const ObjectSetPrototypeOf: typeof Object.setPrototypeOf = Object.setPrototypeOf;
 export const ObjectGetPrototypeOf: typeof Object.getPrototypeOf = Object.getPrototypeOf;
 export const SymbolAsyncIterator: typeof Symbol.asyncIterator = Symbol.asyncIterator;
@@ -81,13 +80,12 @@ const hostQueueMicrotask: ((cb: () => void) => void) | undefined = globalThis.qu
  * promise queues), which is cheaper than a queueMicrotask written in JavaScript (Node wraps each callback
  * in an AsyncResource; Deno validates and forwards). Both land on the same job queue in the same order.
  */
-export const queueMicrotask: (cb: () => void) => void =
-  typeof hostQueueMicrotask === "function" &&
+export const queueMicrotask: (cb: () => void) => void = typeof hostQueueMicrotask === "function" &&
     /\{\s*\[native code\]\s*\}\s*$/.test(ReflectApply(Function.prototype.toString, hostQueueMicrotask, []) as string)
-    ? hostQueueMicrotask
-    : (cb: () => void): void => {
-      ReflectApply(PromiseThen, RESOLVED, [cb]);
-    };
+  ? hostQueueMicrotask
+  : (cb: () => void): void => {
+    ReflectApply(PromiseThen, RESOLVED, [cb]);
+  };
 
 export const NativeAbortController: typeof AbortController = globalThis.AbortController;
 export const NativeArray: ArrayConstructor = Array;

@@ -193,7 +193,9 @@ function keepResolvingFunctions(resolve: (v: unknown) => void, reject: (e: unkno
 
 /** A new pending promise; its resolving functions are left in `pendingResolve` / `pendingReject`. */
 export function newPendingPromise<T>(): Promise<T> {
-  return new NativePromise<T>(keepResolvingFunctions as (resolve: (v: T) => void, reject: (e: unknown) => void) => void);
+  return new NativePromise<T>(
+    keepResolvingFunctions as (resolve: (v: T) => void, reject: (e: unknown) => void) => void,
+  );
 }
 
 /**

@@ -3,16 +3,39 @@
  * @module
  */
 import { defineInterface } from "../shared/interface.ts";
-import { NativePromise, OriginalPromiseThen, PromisePrototypeThen, PromiseReject, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
-import { algorithmToPromise, EXTERNAL_START, invokePromiseCallback, invokePromiseCallback2, LazyPromise, REUSE_ARGUMENT_LISTS, newDeferred, type AlgorithmResult, type Deferred } from "../shared/promise.ts";
+import {
+  NativePromise,
+  OriginalPromiseThen,
+  PromisePrototypeThen,
+  PromiseReject,
+  PromiseResolve,
+  queueMicrotask,
+  ReflectApply,
+} from "../shared/primordials.ts";
+import {
+  type AlgorithmResult,
+  algorithmToPromise,
+  type Deferred,
+  EXTERNAL_START,
+  invokePromiseCallback,
+  invokePromiseCallback2,
+  LazyPromise,
+  newDeferred,
+  REUSE_ARGUMENT_LISTS,
+} from "../shared/promise.ts";
 import { convertCallback, isObject, rangeError, typeError } from "../shared/webidl.ts";
-import { convertQueuingStrategy, ExtractHighWaterMark, ExtractSizeAlgorithm, type SizeAlgorithm } from "../strategies/extract.ts";
+import {
+  convertQueuingStrategy,
+  ExtractHighWaterMark,
+  ExtractSizeAlgorithm,
+  type SizeAlgorithm,
+} from "../strategies/extract.ts";
 import type { QueuingStrategy, Transformer } from "../types.ts";
 import { CreateReadableStream } from "../readable/create.ts";
 import {
   DefaultControllerInternal,
-  ReadableStreamDefaultControllerCanCloseOrEnqueue,
   ReadableStreamDefaultControllerCallPullIfNeeded,
+  ReadableStreamDefaultControllerCanCloseOrEnqueue,
   ReadableStreamDefaultControllerClose,
   ReadableStreamDefaultControllerEnqueueSteps,
   ReadableStreamDefaultControllerError,
@@ -22,21 +45,21 @@ import {
   ReadableStreamDefaultControllerStarted,
   ReadableStreamDefaultControllerUponStart,
 } from "../readable/default-controller.ts";
-import { wrapReadableStream, type ReadableStream } from "../readable/readable-stream.ts";
+import { type ReadableStream, wrapReadableStream } from "../readable/readable-stream.ts";
 import { PULL_PENDING, type SourceAlgorithms } from "../readable/source-algorithms.ts";
-import { ERRORED as R_ERRORED, READABLE, type PULLING_AGAIN as S_PULLING_AGAIN } from "../readable/stream-internal.ts";
+import { ERRORED as R_ERRORED, type PULLING_AGAIN as S_PULLING_AGAIN, READABLE } from "../readable/stream-internal.ts";
 import {
+  type DirectWriteGate,
   ERRORED as W_ERRORED,
   ERRORING,
-  WRITABLE,
   SetUpWritableStreamDefaultController,
+  type SinkAlgorithms,
+  WRITABLE,
   WritableStreamDefaultControllerAdvanceQueueIfNeeded,
   WritableStreamDefaultControllerErrorIfNeeded,
   WritableStreamDefaultControllerStarted,
   WritableStreamDefaultControllerUponStart,
   WritableStreamInternal,
-  type DirectWriteGate,
-  type SinkAlgorithms,
   type WriteRequest,
 } from "../writable/stream-internal.ts";
 import { wrapWritableStream, type WritableStream } from "../writable/writable-stream.ts";
@@ -128,7 +151,9 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
     // already due (the pull algorithm, FP-TS-PULL, stays pending until backpressure changes): only
     // ShouldCallPull would decide whether [[pullAgain]] becomes true, and it is true already.
     if (rc.pullState !== PULLING_AGAIN) ReadableStreamDefaultControllerCallPullIfNeeded(rc);
-    if (ReadableStreamDefaultControllerHasBackpressure(rc) !== this.backpressure) TransformStreamSetBackpressure(this, true);
+    if (ReadableStreamDefaultControllerHasBackpressure(rc) !== this.backpressure) {
+      TransformStreamSetBackpressure(this, true);
+    }
     // The transform completed synchronously: the rest of WritableStreamWriteDirectNow.
     writable.inFlightWriteRequest = undefined;
     request.resolve();
@@ -448,7 +473,10 @@ function makeTransformRejected(c: TransformStreamInternal): (r: unknown) => neve
 }
 
 /** The rest of TransformStreamDefaultSinkWriteAlgorithm when [[backpressure]] is true. */
-function TransformStreamWriteAfterBackpressureChange(stream: TransformStreamInternal, chunk: unknown): Promise<unknown> {
+function TransformStreamWriteAfterBackpressureChange(
+  stream: TransformStreamInternal,
+  chunk: unknown,
+): Promise<unknown> {
   return PromisePrototypeThen((stream.backpressureChangePromise ??= new LazyPromise()).promise, () => {
     const writable = stream.writable;
     if (writable.state === ERRORING) throw writable.storedError;
@@ -540,7 +568,14 @@ export class TransformStream<I = any, O = any> {
     // Without start(), startPromise is resolved with undefined before anything can react to it (FP-TS-START).
     const startPromise = start === undefined ? undefined : newDeferred<unknown>();
     this.#t = stream;
-    InitializeTransformStream(stream, startPromise?.promise, writableHighWaterMark, writableSizeAlgorithm, readableHighWaterMark, readableSizeAlgorithm);
+    InitializeTransformStream(
+      stream,
+      startPromise?.promise,
+      writableHighWaterMark,
+      writableSizeAlgorithm,
+      readableHighWaterMark,
+      readableSizeAlgorithm,
+    );
     // SetUpTransformStreamDefaultControllerFromTransformer
     const c = stream;
     c.pub = createController(c);

@@ -20,9 +20,9 @@ import {
   WritableStreamDefaultWriterEnsureClosedPromiseRejected,
   WritableStreamDefaultWriterEnsureReadyPromiseRejected,
   WritableStreamDefaultWriterWriteInternal,
-  WriterInternal,
   type WritableStreamInternal,
   type WriteRequest,
+  WriterInternal,
   type WriterOwner,
 } from "./stream-internal.ts";
 import type { WritableStream } from "../api/writable.ts";
@@ -32,7 +32,10 @@ import type { WritableStream } from "../api/writable.ts";
  * producer no user code can reach) has no closed promise: the owner looks at the stream's state when it starts
  * and is told when the promise would be rejected.
  */
-export function AcquireWritableStreamDefaultWriter(stream: WritableStreamInternal, owner?: WriterOwner): WriterInternal {
+export function AcquireWritableStreamDefaultWriter(
+  stream: WritableStreamInternal,
+  owner?: WriterOwner,
+): WriterInternal {
   if (IsWritableStreamLocked(stream)) throw typeError("This stream is already locked to a writer");
   const writer = new WriterInternal(owner);
   writer.stream = stream;
@@ -145,7 +148,9 @@ export class WritableStreamDefaultWriter<W = any> {
   }
 
   static {
-    getWriter = (x) => (typeof x === "object" && x !== null && #w in x ? (x as WritableStreamDefaultWriter).#w : undefined);
+    getWriter = (
+      x,
+    ) => (typeof x === "object" && x !== null && #w in x ? (x as WritableStreamDefaultWriter).#w : undefined);
   }
 
   /** Fulfills when the stream closes; rejects if it errors or the lock is released. */

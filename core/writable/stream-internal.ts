@@ -4,6 +4,8 @@
  * @module
  */
 import {
+  type AlgorithmResult,
+  type Deferred,
   EXTERNAL_START,
   invokePromiseCallback,
   invokePromiseCallback2,
@@ -13,10 +15,15 @@ import {
   promiseResolvedWith,
   REUSE_ARGUMENT_LISTS,
   uponAlgorithm,
-  type AlgorithmResult,
-  type Deferred,
 } from "../shared/promise.ts";
-import { NativeAbortController, PromisePrototypeThen, PromiseReject, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
+import {
+  NativeAbortController,
+  PromisePrototypeThen,
+  PromiseReject,
+  PromiseResolve,
+  queueMicrotask,
+  ReflectApply,
+} from "../shared/primordials.ts";
 import { JobQueue } from "../shared/jobs.ts";
 import { RingQueue } from "../shared/queue.ts";
 import { rangeError, typeError } from "../shared/webidl.ts";
@@ -435,7 +442,11 @@ export function WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer: W
 export function WritableStreamDefaultControllerClearAlgorithms(c: WritableStreamInternal): void {
   c.algorithms = undefined;
   // The sink's members, which the controller holds as its own algorithms: released as the algorithms are.
-  c.sink = c.writeFn = c.closeFn = c.abortFn = undefined;
+  c.sink =
+    c.writeFn =
+    c.closeFn =
+    c.abortFn =
+      undefined;
   const ext = c.ext;
   if (ext !== undefined) ext.strategySizeAlgorithm = ext.writeArgs = undefined;
 }
@@ -492,10 +503,17 @@ function DequeueValue(c: WritableStreamInternal): void {
 }
 
 /** WritableStreamDefaultControllerWrite(controller, chunk, chunkSize). */
-export function WritableStreamDefaultControllerWrite(c: WritableStreamInternal, chunk: unknown, chunkSize: number): void {
+export function WritableStreamDefaultControllerWrite(
+  c: WritableStreamInternal,
+  chunk: unknown,
+  chunkSize: number,
+): void {
   if (c.hasSizeAlgorithm) {
     if (!(chunkSize >= 0) || chunkSize === Infinity) {
-      WritableStreamDefaultControllerErrorIfNeeded(c, rangeError("The chunk size must be a finite, non-negative number"));
+      WritableStreamDefaultControllerErrorIfNeeded(
+        c,
+        rangeError("The chunk size must be a finite, non-negative number"),
+      );
       return;
     }
     const ext = c.ext ??= new WritableStreamExtras();
@@ -635,10 +653,15 @@ export function SetUpWritableStreamDefaultController(
 }
 
 /** The start reactions of writable streams whose start() returned synchronously, as jobs (no closure per stream). */
-const startJobs: JobQueue<WritableStreamInternal> = new JobQueue(() => WritableStreamDefaultControllerStarted(startJobs.shift()));
+const startJobs: JobQueue<WritableStreamInternal> = new JobQueue(() =>
+  WritableStreamDefaultControllerStarted(startJobs.shift())
+);
 
 /** The reaction to a start algorithm's promise, for callers that passed EXTERNAL_START. */
-export function WritableStreamDefaultControllerUponStart(c: WritableStreamInternal, startPromise: Promise<unknown>): void {
+export function WritableStreamDefaultControllerUponStart(
+  c: WritableStreamInternal,
+  startPromise: Promise<unknown>,
+): void {
   PromisePrototypeThen(startPromise, makeStarted(c), makeStartFailed(c));
 }
 
@@ -684,7 +707,13 @@ export function WritableStreamDefaultWriterWriteInternal(
     WritableStreamDefaultControllerProcessWriteSteps(c, stream, chunk);
     return;
   }
-  WritableStreamDefaultWriterWriteSized(writer, stream, chunk, WritableStreamDefaultControllerGetChunkSize(c, chunk), request);
+  WritableStreamDefaultWriterWriteSized(
+    writer,
+    stream,
+    chunk,
+    WritableStreamDefaultControllerGetChunkSize(c, chunk),
+    request,
+  );
 }
 
 /** The rest of WritableStreamDefaultWriterWrite once the chunk's size is known (step 4 on). */
@@ -736,7 +765,8 @@ function WritableStreamWriteDirectSized(
   if (
     !(chunkSize >= 0) || chunkSize === Infinity || writer.stream !== stream || stream.state !== WRITABLE ||
     stream.inFlightWriteRequest !== undefined || c.queue.size !== 0 || stream.backpressure ||
-    stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined || (gate !== undefined && gate.backpressure)
+    stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined ||
+    (gate !== undefined && gate.backpressure)
   ) {
     WritableStreamDefaultWriterWriteSized(writer, stream, chunk, chunkSize, request);
     return DIRECT_QUEUED;
@@ -836,7 +866,9 @@ export function WritableStreamDirectWriteObstacle(stream: WritableStreamInternal
   const c = stream;
   if (stream.state !== WRITABLE) return "the destination is erroring, errored or closed";
   if (!c.started) return "the destination's start() has not finished";
-  if (stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined) return "the destination is closing";
+  if (stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined) {
+    return "the destination is closing";
+  }
   if (stream.inFlightWriteRequest !== undefined) {
     return "the destination's previous write (its sink's write() or transform()) returned a promise that has not settled";
   }
@@ -846,7 +878,9 @@ export function WritableStreamDirectWriteObstacle(stream: WritableStreamInternal
       ? "the destination transform's readable side has backpressure (chunks sized by a size() strategy queue as the spec queues them)"
       : "the destination transform's readable side has backpressure";
   }
-  if (c.hasSizeAlgorithm) return "the destination's size() function changed the stream's state or returned an invalid size";
+  if (c.hasSizeAlgorithm) {
+    return "the destination's size() function changed the stream's state or returned an invalid size";
+  }
   return "the destination was busy";
 }
 

@@ -28,7 +28,10 @@ export class WritableStream<W = any> {
   #s: WritableStreamInternal;
 
   /** Creates a WritableStream over `underlyingSink` with the given queuing strategy. */
-  constructor(underlyingSink: UnderlyingSink<W> | undefined = undefined, strategy: QueuingStrategy<W> | undefined = undefined) {
+  constructor(
+    underlyingSink: UnderlyingSink<W> | undefined = undefined,
+    strategy: QueuingStrategy<W> | undefined = undefined,
+  ) {
     if ((underlyingSink as unknown) === kWrap) {
       this.#s = strategy as unknown as WritableStreamInternal;
       return;

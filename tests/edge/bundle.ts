@@ -15,7 +15,9 @@ export async function bundleWorker(entry: string, format: WorkerFormat): Promise
   const spec = `./${basename(entry)}`;
   const contents = format === "module"
     ? `import { handle } from ${JSON.stringify(spec)};\nexport default { fetch: (request) => handle(request) };\n`
-    : `import { handle } from ${JSON.stringify(spec)};\naddEventListener("fetch", (event) => event.respondWith(handle(event.request)));\n`;
+    : `import { handle } from ${
+      JSON.stringify(spec)
+    };\naddEventListener("fetch", (event) => event.respondWith(handle(event.request)));\n`;
   const result = await esbuild.build({
     stdin: { contents, resolveDir: dirname(entry), sourcefile: `${format}-entry.js`, loader: "js" },
     bundle: true,

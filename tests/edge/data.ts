@@ -41,7 +41,11 @@ export const STAGES: readonly ((chunk: Uint8Array) => Uint8Array)[] = [
 export const BYTEWISE_STAGES: readonly ((chunk: Uint8Array) => Uint8Array)[] = [STAGES[0]!, STAGES[1]!];
 
 /** `count` chunks of `size` bytes, each passed through `stages` in order, concatenated. */
-export function expectedBytes(count: number, size: number, stages: readonly ((c: Uint8Array) => Uint8Array)[]): Uint8Array {
+export function expectedBytes(
+  count: number,
+  size: number,
+  stages: readonly ((c: Uint8Array) => Uint8Array)[],
+): Uint8Array {
   const out = new Uint8Array(count * size);
   for (let i = 0; i < count; i++) {
     let c = chunkAt(i, size);

@@ -22,7 +22,9 @@ process.stdout.write(`LISTEN ${server.url}\n`);
 // edge-runtime's server awaits the body pump inside its request handler: a response body that errors
 // (as a test makes one do on purpose) rejects the handler, which would end this process. Log and go on.
 process.on("unhandledRejection", (reason) => {
-  process.stderr.write(`edge-runtime-server: a request handler failed (the response was cut short): ${String(reason)}\n`);
+  process.stderr.write(
+    `edge-runtime-server: a request handler failed (the response was cut short): ${String(reason)}\n`,
+  );
 });
 
 let stopping = false;

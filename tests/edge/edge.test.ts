@@ -61,7 +61,10 @@ await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
 const ECHO = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/`;
 
 const workerEntry = join(here, "worker.ts");
-const [moduleScript, swScript] = await Promise.all([bundleWorker(workerEntry, "module"), bundleWorker(workerEntry, "service-worker")]);
+const [moduleScript, swScript] = await Promise.all([
+  bundleWorker(workerEntry, "module"),
+  bundleWorker(workerEntry, "service-worker"),
+]);
 mkdirSync(tmp, { recursive: true });
 const swPath = join(tmp, "worker.sw.js");
 writeFileSync(swPath, swScript);
@@ -188,7 +191,9 @@ function sameBytes(actual: Uint8Array, expected: Uint8Array, what: string): void
   let at = 0;
   while (at < actual.length && at < expected.length && actual[at] === expected[at]) at++;
   assert.unreachable(
-    `${what}: got ${actual.length} bytes (${JSON.stringify(text)}...), expected ${expected.length}; first difference at ${at}`,
+    `${what}: got ${actual.length} bytes (${
+      JSON.stringify(text)
+    }...), expected ${expected.length}; first difference at ${at}`,
   );
 }
 
@@ -229,7 +234,10 @@ for (const t of TARGETS) {
   test("toNativeReadableStream: a native stream that keeps backpressure", async () => {
     const r = await getJson(t, "/to-native?case=backpressure");
     assert.is(r.isNative, true, "a native ReadableStream");
-    assert.ok(r.afterOne >= 1 && r.afterOne <= 4, `pulls after one read: ${r.afterOne} (a source read ahead without bound?)`);
+    assert.ok(
+      r.afterOne >= 1 && r.afterOne <= 4,
+      `pulls after one read: ${r.afterOne} (a source read ahead without bound?)`,
+    );
     assert.ok(r.afterThree >= 3 && r.afterThree <= 6, `pulls after three reads: ${r.afterThree}`);
   });
 
@@ -293,9 +301,13 @@ for (const t of TARGETS) {
     assert.is(s.globalIsOurs, true);
   });
 
-  test("patched: new Response(ours) streams the exact bytes (never \"[object ReadableStream]\")", async () => {
+  test('patched: new Response(ours) streams the exact bytes (never "[object ReadableStream]")', async () => {
     sameBytes(await bytes(await ok(await t.fetch(`/out?via=patch&n=${N}&size=${SIZE}`))), OUT, "body");
-    sameBytes(await bytes(await ok(await t.fetch(`/out?via=global&n=${N}&size=${SIZE}`))), OUT, "body (global classes)");
+    sameBytes(
+      await bytes(await ok(await t.fetch(`/out?via=global&n=${N}&size=${SIZE}`))),
+      OUT,
+      "body (global classes)",
+    );
   });
 
   test("patched: request.body is ours and pipes through our transforms", async () => {
@@ -378,7 +390,10 @@ for (const t of TARGETS) {
     for (const state of ["locked", "disturbed"]) {
       for (const target of ["response", "request", "fetch"]) {
         const r = await getJson(t, `/bad-state?state=${state}&target=${target}&echo=${encodeURIComponent(ECHO)}`);
-        assert.ok(r.native.phase !== "none", `${state} ${target}: the native stream was accepted (${JSON.stringify(r.native)})`);
+        assert.ok(
+          r.native.phase !== "none",
+          `${state} ${target}: the native stream was accepted (${JSON.stringify(r.native)})`,
+        );
         assert.equal(r.ours, r.native, `${state} ${target}`);
       }
     }
@@ -390,7 +405,9 @@ for (const t of TARGETS) {
 
   test("patched: new Request(url, init) with a body of ours reads init's other members as natively", async () => {
     const r = await getJson(t, "/init-members");
-    for (const [what, { expected }] of Object.entries(INIT_CASES)) assert.equal(r[what], { native: expected, global: expected }, what);
+    for (const [what, { expected }] of Object.entries(INIT_CASES)) {
+      assert.equal(r[what], { native: expected, global: expected }, what);
+    }
   });
 
   test("patched: an async-iterable body gives what it gives without the patch", async () => {

@@ -97,7 +97,11 @@ function source(RS: typeof edge.ReadableStream, n: number, size: number): edge.R
   });
 }
 
-function chain(TS: typeof edge.TransformStream, from: edge.ReadableStream<Bytes>, stages: readonly Stage[]): edge.ReadableStream<Bytes> {
+function chain(
+  TS: typeof edge.TransformStream,
+  from: edge.ReadableStream<Bytes>,
+  stages: readonly Stage[],
+): edge.ReadableStream<Bytes> {
   let out = from;
   for (const stage of stages) {
     out = out.pipeThrough(
@@ -154,7 +158,12 @@ function patch(): Response {
     edge.patchGlobalWebStreams();
     return json({ ok: true, patched: edge.isGlobalWebStreamsPatched() });
   } catch (e) {
-    return json({ ok: false, error: errorInfo(e), patched: edge.isGlobalWebStreamsPatched(), diff: diffSnapshot(before, takeSnapshot({ edge })) });
+    return json({
+      ok: false,
+      error: errorInfo(e),
+      patched: edge.isGlobalWebStreamsPatched(),
+      diff: diffSnapshot(before, takeSnapshot({ edge })),
+    });
   }
 }
 
@@ -163,7 +172,11 @@ function unpatch(): Response {
   edge.unpatchGlobalWebStreams();
   const diff = diffSnapshot(before, takeSnapshot({ edge }));
   before = undefined;
-  return json({ patched: edge.isGlobalWebStreamsPatched(), globalIsOurs: globalThis.ReadableStream === (edge.ReadableStream as unknown), diff });
+  return json({
+    patched: edge.isGlobalWebStreamsPatched(),
+    globalIsOurs: globalThis.ReadableStream === (edge.ReadableStream as unknown),
+    diff,
+  });
 }
 
 /** Makes the global `fetch` unchangeable (for the rest of this isolate's life), then patches. */
@@ -192,7 +205,9 @@ function inRoute(request: Request, url: URL): Response {
   const from = via === "native"
     ? RS.from(request.body as unknown as AsyncIterable<Bytes>)
     : (request.body as unknown as edge.ReadableStream<Bytes>);
-  return new Response(handOver(chain(TS, from, [...BYTEWISE_STAGES, copy]), via), { headers: { "x-body-is-ours": String(isOurs(request.body)) } });
+  return new Response(handOver(chain(TS, from, [...BYTEWISE_STAGES, copy]), via), {
+    headers: { "x-body-is-ours": String(isOurs(request.body)) },
+  });
 }
 
 async function fetchRoute(url: URL): Promise<Response> {
@@ -202,12 +217,20 @@ async function fetchRoute(url: URL): Promise<Response> {
   const body = handOver(chain(TS, source(RS, int(url, "n", 64), int(url, "size", 1024)), STAGES), via);
   const init = { method: "POST", body, duplex: "half" } as RequestInit;
   const res = await fetch(echo, init);
-  const from = via === "native" ? RS.from(res.body as unknown as AsyncIterable<Bytes>) : (res.body as unknown as edge.ReadableStream<Bytes>);
-  return new Response(handOver(chain(TS, from, [...BYTEWISE_STAGES, copy]), via), { headers: { "x-body-is-ours": String(isOurs(res.body)) } });
+  const from = via === "native"
+    ? RS.from(res.body as unknown as AsyncIterable<Bytes>)
+    : (res.body as unknown as edge.ReadableStream<Bytes>);
+  return new Response(handOver(chain(TS, from, [...BYTEWISE_STAGES, copy]), via), {
+    headers: { "x-body-is-ours": String(isOurs(res.body)) },
+  });
 }
 
 async function cloneResponse(url: URL): Promise<Response> {
-  const body = chain(edge.TransformStream, source(edge.ReadableStream, int(url, "n", 64), int(url, "size", 1024)), STAGES);
+  const body = chain(
+    edge.TransformStream,
+    source(edge.ReadableStream, int(url, "n", 64), int(url, "size", 1024)),
+    STAGES,
+  );
   const first = new Response(body as unknown as Stream);
   const second = first.clone();
   const read = digest(new Uint8Array(await first.arrayBuffer()));
@@ -217,11 +240,20 @@ async function cloneResponse(url: URL): Promise<Response> {
 async function cloneRequest(request: Request, url: URL): Promise<Response> {
   const copyOfIncoming = request.clone();
   const [a, b] = await Promise.all([
-    bytesOf(chain(edge.TransformStream, request.body as unknown as edge.ReadableStream<Bytes>, [...BYTEWISE_STAGES, copy])),
+    bytesOf(
+      chain(edge.TransformStream, request.body as unknown as edge.ReadableStream<Bytes>, [...BYTEWISE_STAGES, copy]),
+    ),
     bytesOf(copyOfIncoming.body),
   ]);
-  const body = chain(edge.TransformStream, source(edge.ReadableStream, int(url, "n", 64), int(url, "size", 1024)), STAGES);
-  const made = new Request("http://example.invalid/", { method: "POST", body: body as unknown as Stream, duplex: "half" } as RequestInit);
+  const body = chain(
+    edge.TransformStream,
+    source(edge.ReadableStream, int(url, "n", 64), int(url, "size", 1024)),
+    STAGES,
+  );
+  const made = new Request(
+    "http://example.invalid/",
+    { method: "POST", body: body as unknown as Stream, duplex: "half" } as RequestInit,
+  );
   const madeCopy = made.clone();
   const [c, d] = await Promise.all([made.arrayBuffer(), madeCopy.arrayBuffer()]);
   return json({
@@ -268,11 +300,20 @@ async function consume(): Promise<Response> {
   const text = '{"greeting":"hello","n":[1,2,3]}';
   const pieces = [text.slice(0, 7), text.slice(7, 20), text.slice(20)].map((p) => new TextEncoder().encode(p));
   const outcome = async (RS: new (source: UnderlyingDefaultSource<Uint8Array>) => unknown, method: string) => {
-    const r = new Response(new RS({ start(c) { for (const p of pieces) c.enqueue(p.slice()); c.close(); } }) as Stream);
+    const r = new Response(
+      new RS({
+        start(c) {
+          for (const p of pieces) c.enqueue(p.slice());
+          c.close();
+        },
+      }) as Stream,
+    );
     const call = (): Promise<unknown> => (r as unknown as Record<string, () => Promise<unknown>>)[method]!.call(r);
     const value = await call();
-    const asText = typeof value === "string" ? value
-      : value instanceof ArrayBuffer || ArrayBuffer.isView(value) ? new TextDecoder().decode(value as ArrayBuffer)
+    const asText = typeof value === "string"
+      ? value
+      : value instanceof ArrayBuffer || ArrayBuffer.isView(value)
+      ? new TextDecoder().decode(value as ArrayBuffer)
       : JSON.stringify(value);
     const used = r.bodyUsed;
     const again = await call().then(() => "resolved", (e) => `${errorInfo(e).name}`);
@@ -344,19 +385,36 @@ async function instanceOf(request: Request): Promise<Response> {
   const both = (name: "ReadableStream" | "WritableStream" | "TransformStream") => ({
     nativeIsGlobal: new (Native[name] as unknown as new () => object)() instanceof G[name]!,
     oursIsGlobal: new (edge[name] as unknown as new () => object)() instanceof G[name]!,
-    oursIsNative: new (edge[name] as unknown as new () => object)() instanceof (Native[name] as unknown as new () => object),
+    oursIsNative: new (edge[name] as unknown as new () => object)() instanceof
+      (Native[name] as unknown as new () => object),
     globalIsOurs: G[name] === (edge[name] as unknown),
   });
   const bytes = new TextEncoder().encode("hello, edge");
-  const nativeSource = () => new Native.ReadableStream<Bytes>({ start(c) { c.enqueue(bytes as Bytes); c.close(); } });
+  const nativeSource = () =>
+    new Native.ReadableStream<Bytes>({
+      start(c) {
+        c.enqueue(bytes as Bytes);
+        c.close();
+      },
+    });
   const identity = () => new edge.TransformStream<Bytes, Bytes>();
-  const nativeThroughOurs = await bytesOf((nativeSource() as unknown as edge.ReadableStream<Bytes>).pipeThrough(identity()) as never)
+  const nativeThroughOurs = await bytesOf(
+    (nativeSource() as unknown as edge.ReadableStream<Bytes>).pipeThrough(identity()) as never,
+  )
     .then((b) => digest(b), (e) => errorInfo(e));
-  const blobThroughOurs = await bytesOf((new Blob([bytes]).stream() as unknown as edge.ReadableStream<Bytes>).pipeThrough(identity()) as never)
+  const blobThroughOurs = await bytesOf(
+    (new Blob([bytes]).stream() as unknown as edge.ReadableStream<Bytes>).pipeThrough(identity()) as never,
+  )
     .then((b) => digest(b), (e) => errorInfo(e));
   const collected: Uint8Array[] = [];
   const nativeToOurs = await (nativeSource() as unknown as edge.ReadableStream<Bytes>)
-    .pipeTo(new edge.WritableStream<Bytes>({ write(c) { collected.push(c); } }))
+    .pipeTo(
+      new edge.WritableStream<Bytes>({
+        write(c) {
+          collected.push(c);
+        },
+      }),
+    )
     .then(() => digest(collected[0] ?? new Uint8Array(0)), (e) => errorInfo(e));
   // CompressionStream where the runtime has it (edge-runtime does not): a native pair either way.
   const hasGzip = typeof CompressionStream === "function";
@@ -429,7 +487,12 @@ async function toNative(url: URL): Promise<Response> {
     const sent = new Error("stop here");
     await reader.cancel(sent);
     await sleep(10);
-    return json({ cancels, sameReason: reason === sent, reason: errorInfo(reason), oursState: edge.readableStreamState(ours)?.state });
+    return json({
+      cancels,
+      sameReason: reason === sent,
+      reason: errorInfo(reason),
+      oursState: edge.readableStreamState(ours)?.state,
+    });
   }
   if (which === "error") {
     const sent = new RangeError("source failed");
@@ -490,7 +553,10 @@ async function bodyCancel(): Promise<Response> {
     );
     const reader = new Response(source).body!.getReader();
     await reader.read();
-    const result = await reader.cancel(reason).then(() => "fulfilled", (e: unknown) => (e === failure ? "our failure" : errorInfo(e)));
+    const result = await reader.cancel(reason).then(
+      () => "fulfilled",
+      (e: unknown) => (e === failure ? "our failure" : errorInfo(e)),
+    );
     return { cancels: seen.length, sawUndefined: seen[0] === undefined, sawReason: seen[0] === reason, result };
   };
   return json({
@@ -539,7 +605,10 @@ async function initMembers(): Promise<Response> {
         return `${errorInfo(e).name}: ${errorInfo(e).message}`;
       }
     };
-    out[what] = { native: await describe(Native.Request, Native.ReadableStream), global: await describe(Request, globalThis.ReadableStream) };
+    out[what] = {
+      native: await describe(Native.Request, Native.ReadableStream),
+      global: await describe(Request, globalThis.ReadableStream),
+    };
   }
   return json(out);
 }
@@ -561,7 +630,10 @@ async function iterableBody(): Promise<Response> {
   };
   return json({
     response: await outcome(() => new Response(gen() as unknown as BodyInit).text()),
-    request: await outcome(() => new Request("http://example.invalid/", { method: "POST", body: gen(), duplex: "half" } as unknown as RequestInit).text()),
+    request: await outcome(() =>
+      new Request("http://example.invalid/", { method: "POST", body: gen(), duplex: "half" } as unknown as RequestInit)
+        .text()
+    ),
   });
 }
 
@@ -570,25 +642,44 @@ export async function handle(request: Request): Promise<Response> {
   const url = new URL(request.url);
   try {
     switch (url.pathname) {
-      case "/state": return state();
-      case "/patch": return patch();
-      case "/unpatch": return unpatch();
-      case "/patch-fail": return patchFail();
-      case "/out": return out(url);
-      case "/in": return inRoute(request, url);
-      case "/fetch": return await fetchRoute(url);
-      case "/clone-response": return await cloneResponse(url);
-      case "/clone-request": return await cloneRequest(request, url);
-      case "/bad-chunk": return await badChunk(url);
-      case "/bad-state": return await badState(url);
-      case "/consume": return await consume();
-      case "/instanceof": return await instanceOf(request);
-      case "/to-native": return await toNative(url);
-      case "/body-cancel": return await bodyCancel();
-      case "/init-members": return await initMembers();
-      case "/iterable-body": return await iterableBody();
-      case "/body-lock": return await bodyLock();
-      default: return json({ error: `no route ${url.pathname}` }, 404);
+      case "/state":
+        return state();
+      case "/patch":
+        return patch();
+      case "/unpatch":
+        return unpatch();
+      case "/patch-fail":
+        return patchFail();
+      case "/out":
+        return out(url);
+      case "/in":
+        return inRoute(request, url);
+      case "/fetch":
+        return await fetchRoute(url);
+      case "/clone-response":
+        return await cloneResponse(url);
+      case "/clone-request":
+        return await cloneRequest(request, url);
+      case "/bad-chunk":
+        return await badChunk(url);
+      case "/bad-state":
+        return await badState(url);
+      case "/consume":
+        return await consume();
+      case "/instanceof":
+        return await instanceOf(request);
+      case "/to-native":
+        return await toNative(url);
+      case "/body-cancel":
+        return await bodyCancel();
+      case "/init-members":
+        return await initMembers();
+      case "/iterable-body":
+        return await iterableBody();
+      case "/body-lock":
+        return await bodyLock();
+      default:
+        return json({ error: `no route ${url.pathname}` }, 404);
     }
   } catch (e) {
     return json({ thrown: errorInfo(e), stack: e instanceof Error ? e.stack : undefined }, 500);

@@ -68,7 +68,9 @@ export function invariants(p: Program, o: Outcome): string[] {
       }
     }
     if (!isPrefix(got, ideal)) {
-      problems.push(`${channel}: arrived ${short(got)} is not a prefix of ${short(ideal)} (duplicated, reordered or invented)`);
+      problems.push(
+        `${channel}: arrived ${short(got)} is not a prefix of ${short(ideal)} (duplicated, reordered or invented)`,
+      );
     } else if (complete && !tail && got.length !== ideal.length) {
       problems.push(`${channel}: ended cleanly but only ${short(got)} of ${short(ideal)} arrived (lost)`);
     }
@@ -95,7 +97,12 @@ export function invariants(p: Program, o: Outcome): string[] {
       break;
     case "pipeTo":
       // (a fulfilled pipe with preventClose only waited for the writes to settle: a failing sink may have refused some)
-      check("sink", out, sinkEvents.includes("close") || (outEvents.includes("pipe:fulfilled") && !p.consumer.sink.fault), "out");
+      check(
+        "sink",
+        out,
+        sinkEvents.includes("close") || (outEvents.includes("pipe:fulfilled") && !p.consumer.sink.fault),
+        "out",
+      );
       break;
     case "writer":
       check("out", out, outEvents.includes("end:done"));
@@ -132,7 +139,8 @@ const PULL_EVENTS = /^(pull|respond \d+|enqueue threw .*|close threw .*|pull bod
  * `closed` saw the error) is too.
  */
 function releaseRacesFault(p: Program, origin: number): boolean {
-  return isPiped(p) && origin !== Number.POSITIVE_INFINITY && p.consumer.kind === "reader" && p.consumer.releaseAt !== undefined;
+  return isPiped(p) && origin !== Number.POSITIVE_INFINITY && p.consumer.kind === "reader" &&
+    p.consumer.releaseAt !== undefined;
 }
 
 /**
@@ -160,12 +168,20 @@ function withoutLonePipeSettle(a: string[], b: string[], p: Program, channel: st
 }
 
 function normalizeSettled(settled: readonly string[], channel: string, p: Program, origin: number): string[] {
-  let out = channel === "out" && releaseRacesFault(p, origin) ? settled.filter((e) => !e.startsWith("closed")) : [...settled];
+  let out = channel === "out" && releaseRacesFault(p, origin)
+    ? settled.filter((e) => !e.startsWith("closed"))
+    : [...settled];
   if (followUpCancelRaces(p, channel)) out = out.filter((e) => !e.startsWith("cancel:"));
   return out.sort();
 }
 
-function normalizeEvents(events: readonly string[], channel: string, n: Normalization, piped: boolean, releaseRaces: boolean): string[] {
+function normalizeEvents(
+  events: readonly string[],
+  channel: string,
+  n: Normalization,
+  piped: boolean,
+  releaseRaces: boolean,
+): string[] {
   let out = [...events];
   if (releaseRaces && channel === "out") out = out.filter((e) => e !== "reacquired");
   if (n.pullCount && channel === "src") out = out.filter((e) => !PULL_EVENTS.test(e));
@@ -189,7 +205,13 @@ function pipedNormalization(p: Program, n: Normalization): Normalization {
 }
 
 /** Differences between ours and native that the standard does not allow. */
-export function differences(p: Program, ours: Outcome, native: Outcome, n: Normalization = {}, label = "native"): string[] {
+export function differences(
+  p: Program,
+  ours: Outcome,
+  native: Outcome,
+  n: Normalization = {},
+  label = "native",
+): string[] {
   const other = `${label}:`.padEnd(7);
   const problems: string[] = [];
   if (n.skip) return problems;
@@ -215,14 +237,18 @@ export function differences(p: Program, ours: Outcome, native: Outcome, n: Norma
     const sa = normalizeSettled(a.settled, name, p, origin);
     const sb = normalizeSettled(b.settled, name, p, origin);
     if (exact && !same(sa, sb)) {
-      problems.push(`${name} promises settled differently:\n      ours:   ${sa.join(" | ")}\n      ${other} ${sb.join(" | ")}`);
+      problems.push(
+        `${name} promises settled differently:\n      ours:   ${sa.join(" | ")}\n      ${other} ${sb.join(" | ")}`,
+      );
     }
     if (compareChunks && n.byteBoundaries && p.source.kind === "bytes") {
       if (!same(a.units.map(String), b.units.map(String))) {
         problems.push(`${name} bytes differ:\n      ours:   ${short(a.units)}\n      ${other} ${short(b.units)}`);
       }
     } else if (compareChunks && !same(a.chunks, b.chunks)) {
-      problems.push(`${name} chunks differ:\n      ours:   ${a.chunks.join(" ")}\n      ${other} ${b.chunks.join(" ")}`);
+      problems.push(
+        `${name} chunks differ:\n      ours:   ${a.chunks.join(" ")}\n      ${other} ${b.chunks.join(" ")}`,
+      );
     }
   }
   if (ours.stalled !== native.stalled) problems.push(`stalled: ours ${ours.stalled}, ${label} ${native.stalled}`);
@@ -239,7 +265,9 @@ export function orderDifferences(ours: Outcome, native: Outcome): string[] {
     if (ours.log[i] !== native.log[i]) {
       const from = Math.max(0, i - 3);
       return [
-        `global order differs at entry ${i}:\n      ours:   ${ours.log.slice(from, i + 4).join(" | ")}\n      native: ${native.log.slice(from, i + 4).join(" | ")}`,
+        `global order differs at entry ${i}:\n      ours:   ${ours.log.slice(from, i + 4).join(" | ")}\n      native: ${
+          native.log.slice(from, i + 4).join(" | ")
+        }`,
       ];
     }
   }

@@ -20,7 +20,10 @@ import { FIXED_COUNT, freshSeed, REGRESSION_SEEDS } from "./seeds.ts";
 const FRESH_COUNT = 2000;
 
 function env(name: string): string | undefined {
-  const g = globalThis as { Deno?: { env: { get(n: string): string | undefined } }; process?: { env: Record<string, string | undefined> } };
+  const g = globalThis as {
+    Deno?: { env: { get(n: string): string | undefined } };
+    process?: { env: Record<string, string | undefined> };
+  };
   return g.Deno ? g.Deno.env.get(name) : g.process?.env[name];
 }
 
@@ -46,10 +49,16 @@ async function check(seeds: Iterable<number>, what: string): Promise<void> {
     n++;
     const report = await runSeed(seed);
     if (report.failures.length > 0) {
-      failed.push(`${formatReport(report)}\n  rerun: npm run fuzz -- --seed=${seed} --cases=1 --runtime=${runtimeFlag()} --verbose`);
+      failed.push(
+        `${
+          formatReport(report)
+        }\n  rerun: npm run fuzz -- --seed=${seed} --cases=1 --runtime=${runtimeFlag()} --verbose`,
+      );
     }
   }
-  if (failed.length > 0) assert.unreachable(`${failed.length} of ${n} programs (${what}) failed:\n${failed.join("\n")}`);
+  if (failed.length > 0) {
+    assert.unreachable(`${failed.length} of ${n} programs (${what}) failed:\n${failed.join("\n")}`);
+  }
 }
 
 function* range(from: number, count: number): Generator<number> {
@@ -58,7 +67,8 @@ function* range(from: number, count: number): Generator<number> {
 
 const title = `ours vs native ${runtimeName()} and the reference (no lost, duplicated or reordered chunk, no stall)`;
 
-test(`fuzz: fixed seeds 1..${FIXED_COUNT}, ${title}`, () => check(range(1, FIXED_COUNT), `fixed seeds 1..${FIXED_COUNT}`));
+test(`fuzz: fixed seeds 1..${FIXED_COUNT}, ${title}`, () =>
+  check(range(1, FIXED_COUNT), `fixed seeds 1..${FIXED_COUNT}`));
 
 test(`fuzz: ${REGRESSION_SEEDS.length} regression seeds, ${title}`, () =>
   check(REGRESSION_SEEDS.map((r) => r.seed), "regression seeds"));

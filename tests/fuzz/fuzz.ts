@@ -8,7 +8,7 @@
  */
 import * as mod from "../../mod.ts";
 import { differences, invariants, type Normalization, orderDifferences } from "./compare.ts";
-import { type Impl, implOf, type Outcome, runProgram, type RunOptions } from "./interpret.ts";
+import { type Impl, implOf, type Outcome, type RunOptions, runProgram } from "./interpret.ts";
 import { type Delay, describe, faultOrigin, generate, type Program } from "./program.ts";
 import { REFERENCE, referenceDeviation } from "./reference.ts";
 
@@ -20,7 +20,11 @@ export const OURS: Impl = implOf("ours", mod);
 
 /** "node 26.10.0", "deno 2.9.6", "bun 1.4.5". */
 export function runtimeName(): string {
-  const g = globalThis as { Deno?: { version: { deno: string } }; Bun?: { version: string }; process?: { versions?: { node?: string } } };
+  const g = globalThis as {
+    Deno?: { version: { deno: string } };
+    Bun?: { version: string };
+    process?: { versions?: { node?: string } };
+  };
   if (g.Deno) return `deno ${g.Deno.version.deno}`;
   if (g.Bun) return `bun ${g.Bun.version}`;
   return `node ${g.process?.versions?.node ?? "?"}`;
@@ -72,8 +76,7 @@ export const NATIVE_DEVIATIONS: readonly {
     runtimes: /^(node |bun )/,
     applies: (p) => p.source.kind === "bytes",
     normalization: { skip: true },
-    what:
-      "Node, Bun: a ReadableByteStreamController calls pull() at other times than the standard (Node: again " +
+    what: "Node, Bun: a ReadableByteStreamController calls pull() at other times than the standard (Node: again " +
       "before the read it just filled has been delivered, so the next pull() finds no byobRequest and " +
       "enqueues; Bun: once more before a cancel), so bytes arrive in other chunk boundaries, with more or " +
       "fewer pull()/respond() calls, and every count-triggered fault (cancel after k reads, a sink failing at " +
@@ -83,8 +86,7 @@ export const NATIVE_DEVIATIONS: readonly {
     runtimes: /^(node 2[4-9]|bun )/,
     applies: (p) => p.source.kind === "default",
     normalization: { pullCount: true },
-    what:
-      "Node 26, Bun: a promise returned by pull() (or write()) is adopted at once, not through the two jobs " +
+    what: "Node 26, Bun: a promise returned by pull() (or write()) is adopted at once, not through the two jobs " +
       "of Web IDL's promise conversion (pull() k+1 runs 1 microtask after pull() k's promise settles, the " +
       "standard's 3), so a default controller calls pull() once more before reads already satisfied are " +
       "delivered, e.g. just before a cancel (seeds 300, 2337, 4035, 6202)",
@@ -93,17 +95,17 @@ export const NATIVE_DEVIATIONS: readonly {
     runtimes: /^(node 2[4-9]|bun |deno )/,
     applies: (p) => racy(p) && asyncCallbacks(p, "pullWrite"),
     normalization: { skip: true },
-    what:
-      "Node 26, Bun, Deno: (the same adoption) a promise returned by pull(), write() or transform() is adopted " +
+    what: "Node 26, Bun, Deno: (the same adoption) a promise returned by pull(), write() or transform() is adopted " +
       "in 0 jobs (Node 26, Bun) or 1 (Deno) instead of 2, so when something fails, aborts, cancels or " +
       "releases part-way, more or fewer chunks get through first (seeds 751, 2347, 4395, 4816, 5926, 7493, 9765)",
   },
   {
     runtimes: /^(node 2[4-9]|bun )/,
-    applies: (p) => p.source.kind === "default" && (p.source.sizeThrowAt !== undefined || (p.consumer.kind === "writer" && p.consumer.abortAt !== undefined)),
+    applies: (p) =>
+      p.source.kind === "default" &&
+      (p.source.sizeThrowAt !== undefined || (p.consumer.kind === "writer" && p.consumer.abortAt !== undefined)),
     normalization: { skip: true },
-    what:
-      "Node 26, Bun: (the early pull() above) a chunk the standard hands straight to a pending read is " +
+    what: "Node 26, Bun: (the early pull() above) a chunk the standard hands straight to a pending read is " +
       "queued instead, so size() runs for it and a throwing size() errors the stream sooner (seeds 2834, " +
       "5327); the extra chunk read ahead lets more writes complete before a writer's abort() (seed 751)",
   },
@@ -111,8 +113,7 @@ export const NATIVE_DEVIATIONS: readonly {
     runtimes: /^deno /,
     applies: (p) => racy(p) && asyncCallbacks(p, "start"),
     normalization: { skip: true },
-    what:
-      "Deno: a promise returned by start() is adopted at once (the stream starts 1 microtask after it " +
+    what: "Deno: a promise returned by start() is adopted at once (the stream starts 1 microtask after it " +
       "settles, the standard's 3), so a fault right after start lets fewer chunks through (seeds 5930, " +
       "7077, 9539)",
   },
@@ -120,9 +121,8 @@ export const NATIVE_DEVIATIONS: readonly {
     runtimes: /^(node |deno )/,
     applies: (p) => racy(p) && p.source.kind === "from",
     normalization: { skip: true },
-    what:
-      "Node, Deno: ReadableStream.from() adopts the promise of the iterator's next() without the two jobs of " +
-      "Web IDL's \"a promise resolved with\" (a read is fulfilled 2 (Node 26), 2-3 (Node 22) or 3 (Deno) " +
+    what: "Node, Deno: ReadableStream.from() adopts the promise of the iterator's next() without the two jobs of " +
+      'Web IDL\'s "a promise resolved with" (a read is fulfilled 2 (Node 26), 2-3 (Node 22) or 3 (Deno) ' +
       "microtasks after next() instead of 4), so it races other chains differently: seed 1219, " +
       "ReadableStream.from(async generator) into a writer that aborts, completes 11 writes by the standard " +
       "(and the reference), 7 on Node 26, 8 on Node 22 and Deno (seeds 1219, 2030, 4792, 5041; an array " +
@@ -132,8 +132,7 @@ export const NATIVE_DEVIATIONS: readonly {
     runtimes: /^node /,
     applies: (p) => racy(p) && p.stages.some((st) => st.kind === "tee"),
     normalization: { skip: true },
-    what:
-      "Node: a branch of tee() closes a macrotask after the source closes (after the whole microtask queue " +
+    what: "Node: a branch of tee() closes a macrotask after the source closes (after the whole microtask queue " +
       "has run) instead of in the job that reads the close, so a reader released or cancelled right at the " +
       "end finds the branch still open (closed rejects with a TypeError, or cancel() reaches the source), and " +
       "an error overtakes another number of chunks (seeds 2409, 3482, 4868, 5095, 6853, 7724, 8136, 8345, 22258)",
@@ -142,8 +141,7 @@ export const NATIVE_DEVIATIONS: readonly {
     runtimes: /^deno /,
     applies: (p) => racy(p) && p.source.kind !== "bytes" && p.stages.some((st) => st.kind === "tee"),
     normalization: { skip: true },
-    what:
-      "Deno: when a teed default stream errors, the branch that is read receives one chunk more or fewer before " +
+    what: "Deno: when a teed default stream errors, the branch that is read receives one chunk more or fewer before " +
       "the error than the standard's ReadableStreamDefaultTee delivers, and a branch reader released right " +
       "after the last chunk finds its closed promise fulfilled (seeds 11048, 14829, 19391, 20135; seen with an " +
       "ignored second branch or a tee of a tee; not isolated further)",
@@ -152,8 +150,7 @@ export const NATIVE_DEVIATIONS: readonly {
     runtimes: /^(node |deno )/,
     applies: (p) => p.consumer.kind === "iterate",
     normalization: { skip: true },
-    what:
-      "Node, Deno: the async iterator hands over results at other job boundaries than Web IDL's next() " +
+    what: "Node, Deno: the async iterator hands over results at other job boundaries than Web IDL's next() " +
       "(Node 26 and Deno skip the reaction between the read and next()'s result; Node 22 calls pull() " +
       "sooner and drops a chunk already handed to a pending read when the stream errors in the same job), so " +
       "pull() runs at other times and an error overtakes another number of chunks (seeds 488, 726, 886, " +
@@ -163,8 +160,7 @@ export const NATIVE_DEVIATIONS: readonly {
     runtimes: /^node /,
     applies: (p) => p.consumer.kind === "writer" && p.consumer.sink.fault !== undefined,
     normalization: { skip: true },
-    what:
-      "Node: a sink's failing write() errors the WritableStream sooner than the standard, so a close() " +
+    what: "Node: a sink's failing write() errors the WritableStream sooner than the standard, so a close() " +
       "that the standard queues behind it (and rejects with the sink's error) finds the stream errored and " +
       "rejects with a TypeError (seed 1438)",
   },
@@ -172,18 +168,15 @@ export const NATIVE_DEVIATIONS: readonly {
     runtimes: /^node 2[4-9]/,
     applies: (p) => p.consumer.kind === "pipeTo" && p.consumer.sink.fault !== undefined,
     normalization: { skip: true },
-    what:
-      "Node 26: when the sink fails after the source has closed, pipeTo() rejects with a TypeError instead " +
+    what: "Node 26: when the sink fails after the source has closed, pipeTo() rejects with a TypeError instead " +
       "of the sink's error (WritableStreamDefaultWriterCloseWithErrorPropagation returns the stored error) " +
       "(seeds 426, 1203)",
   },
   {
     runtimes: /^deno /,
-    applies: (p) =>
-      p.source.kind === "bytes" && p.source.error !== undefined && p.stages.some((s) => s.kind === "tee"),
+    applies: (p) => p.source.kind === "bytes" && p.source.error !== undefined && p.stages.some((s) => s.kind === "tee"),
     normalization: { skip: true },
-    what:
-      "Deno: the branches of a teed byte stream receive fewer of the chunks read before the source errors " +
+    what: "Deno: the branches of a teed byte stream receive fewer of the chunks read before the source errors " +
       "than the standard's ReadableByteStreamTee delivers (seed 732; Node 20/22 too)",
   },
 ];
@@ -208,7 +201,10 @@ export function internalFailure(o: Outcome): string | undefined {
 const NOT_RUN: Outcome = { channels: {}, log: [], stalled: false, unhandled: [], unhandledText: [] };
 
 /** The normalization for a program on a runtime, and the deviations it accounts for. */
-export function nativeDeviation(p: Program, runtime: string = runtimeName()): { normalization: Normalization; what: string[] } {
+export function nativeDeviation(
+  p: Program,
+  runtime: string = runtimeName(),
+): { normalization: Normalization; what: string[] } {
   const normalization: Normalization = {};
   const what: string[] = [];
   for (const d of NATIVE_DEVIATIONS) {
@@ -254,11 +250,15 @@ export async function runCase(program: Program, options: CaseOptions = {}): Prom
   const compareNative = deviation.normalization.skip !== true;
   const native = compareNative ? await runProgram(program, NATIVE, options) : NOT_RUN;
   const failures = invariants(program, ours).map((x) => `ours: ${x}`);
-  const notes = compareNative ? invariants(program, native).map((x) => `native: ${x}`) : ["native: not run (a known deviation leaves it uncompared)"];
+  const notes = compareNative
+    ? invariants(program, native).map((x) => `native: ${x}`)
+    : ["native: not run (a known deviation leaves it uncompared)"];
   const nativeFailure = compareNative ? internalFailure(native) : undefined;
   if (nativeFailure) notes.push(`native failed internally (${nativeFailure}): not compared`);
-  else if (compareNative) failures.push(...differences(program, ours, native, deviation.normalization).map((d) => `vs native: ${d}`));
-  if (options.verboseNotes) for (const w of deviation.what) notes.push(`normalized (native deviation): ${w}`);
+  else if (compareNative) {
+    failures.push(...differences(program, ours, native, deviation.normalization).map((d) => `vs native: ${d}`));
+  }
+  if (options.verboseNotes) { for (const w of deviation.what) notes.push(`normalized (native deviation): ${w}`); }
   if (options.strict) notes.push(...orderDifferences(ours, native));
   const referenceImpl = options.reference === undefined ? REFERENCE : options.reference;
   let reference: Outcome | undefined;
@@ -269,9 +269,15 @@ export async function runCase(program: Program, options: CaseOptions = {}): Prom
     if (referenceFailure) {
       notes.push(`reference failed internally (${referenceFailure}): not compared`);
     } else {
-      failures.push(...differences(program, ours, reference, refDeviation.normalization, "reference").map((d) => `vs reference: ${d}`));
+      failures.push(
+        ...differences(program, ours, reference, refDeviation.normalization, "reference").map((d) =>
+          `vs reference: ${d}`
+        ),
+      );
     }
-    if (options.verboseNotes) for (const w of refDeviation.what) notes.push(`normalized (reference deviation): ${w}`);
+    if (options.verboseNotes) {
+      for (const w of refDeviation.what) notes.push(`normalized (reference deviation): ${w}`);
+    }
     if (options.strict) notes.push(...orderDifferences(ours, reference).map((d) => `ours vs reference: ${d}`));
   }
   return { seed: program.seed, program, ours, native, reference, failures, notes };

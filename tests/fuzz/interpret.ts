@@ -163,10 +163,9 @@ class Recorder {
  * loop turn, with no clamping), else setTimeout(0). Every delay a program makes and every turn the watchdog
  * counts goes through the same queue, so their order is deterministic.
  */
-const nextTurn: (fn: () => void) => void =
-  typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
-    ? (fn) => (globalThis as unknown as { setImmediate(fn: () => void): void }).setImmediate(fn)
-    : (fn) => setTimeout(fn, 0);
+const nextTurn: (fn: () => void) => void = typeof (globalThis as { setImmediate?: unknown }).setImmediate === "function"
+  ? (fn) => (globalThis as unknown as { setImmediate(fn: () => void): void }).setImmediate(fn)
+  : (fn) => setTimeout(fn, 0);
 
 function macro(): Promise<void> {
   return new Promise((resolve) => nextTurn(resolve));
@@ -576,7 +575,13 @@ function mapChunk(op: TransformStage["op"], chunk: unknown): unknown[] {
 }
 
 /** Reads a tee branch to the end (or cancels it after `cancelAt` chunks). */
-async function readBranch(ctx: Ctx, stream: AnyReadable, ch: string, cancelAt: number | undefined, reason: unknown): Promise<void> {
+async function readBranch(
+  ctx: Ctx,
+  stream: AnyReadable,
+  ch: string,
+  cancelAt: number | undefined,
+  reason: unknown,
+): Promise<void> {
   const { rec } = ctx;
   const reader = stream.getReader();
   let n = 0;
@@ -633,8 +638,9 @@ function makeSink(ctx: Ctx, s: SinkSpec): WritableStream<unknown> {
       if (s.abortHow === "throw") throw err("sink-abort");
     },
   };
-  const strategy: QueuingStrategy<unknown> =
-    s.size === "byValue" ? { highWaterMark: s.hwm, size: byValueSize } : { highWaterMark: s.hwm };
+  const strategy: QueuingStrategy<unknown> = s.size === "byValue"
+    ? { highWaterMark: s.hwm, size: byValueSize }
+    : { highWaterMark: s.hwm };
   return new impl.WritableStream(sink, strategy);
 }
 
@@ -683,15 +689,16 @@ async function consume(ctx: Ctx, c: Consumer, stream: AnyReadable): Promise<void
       rec.track(reader.closed, "out", "closed");
       let buffer: ArrayBuffer | undefined;
       let n = 0;
-      for (let i = 0; ; i++) {
+      for (let i = 0;; i++) {
         if (c.cancelAt !== undefined && n >= c.cancelAt) {
           rec.track(reader.cancel(makeReason(c.reason, "cancel-out")), "out", "cancel");
           rec.event("out", "end:cancelled");
           return;
         }
         const size = c.sizes[i % c.sizes.length]!;
-        const view =
-          c.reuse && buffer && buffer.byteLength >= size ? new Uint8Array(buffer, 0, size) : new Uint8Array(size);
+        const view = c.reuse && buffer && buffer.byteLength >= size
+          ? new Uint8Array(buffer, 0, size)
+          : new Uint8Array(size);
         let r: ReadableStreamReadResult<Uint8Array>;
         try {
           r = await reader.read(view);
@@ -700,7 +707,12 @@ async function consume(ctx: Ctx, c: Consumer, stream: AnyReadable): Promise<void
           return;
         }
         if (r.done) {
-          rec.event("out", `end:done ${r.value === undefined ? "undefined" : `view(${r.value.byteLength}/${r.value.buffer.byteLength})`}`);
+          rec.event(
+            "out",
+            `end:done ${
+              r.value === undefined ? "undefined" : `view(${r.value.byteLength}/${r.value.buffer.byteLength})`
+            }`,
+          );
           return;
         }
         rec.chunk("out", r.value);
@@ -713,8 +725,8 @@ async function consume(ctx: Ctx, c: Consumer, stream: AnyReadable): Promise<void
       const iterable: AsyncIterable<unknown> = values
         ? values(stream, c.preventCancel)
         : c.preventCancel
-          ? stream.values({ preventCancel: true })
-          : stream;
+        ? stream.values({ preventCancel: true })
+        : stream;
       let n = 0;
       try {
         for await (const chunk of iterable) {
@@ -867,13 +879,18 @@ function onUnhandled(reason: unknown): void {
   if (!currentRecorder) return;
   currentRecorder.unhandled.push(ser(reason));
   const code = (reason as { code?: unknown } | null)?.code;
-  currentRecorder.unhandledText.push(`${reason instanceof Error ? reason.name : typeof reason}${typeof code === "string" ? ` [${code}]` : ""}: ${(reason instanceof Error ? reason.message : String(reason)).split("\n")[0]}`);
+  currentRecorder.unhandledText.push(
+    `${reason instanceof Error ? reason.name : typeof reason}${typeof code === "string" ? ` [${code}]` : ""}: ${
+      (reason instanceof Error ? reason.message : String(reason)).split("\n")[0]
+    }`,
+  );
 }
 
 /** An exception thrown in a job by the implementation itself (nothing in a program throws outside a callback). */
 function onUncaught(error: unknown): void {
-  if (currentRecorder) currentRecorder.event("crash", `uncaught ${ser(error)}: ${error instanceof Error ? error.message : String(error)}`);
-  else throw error;
+  if (currentRecorder) {
+    currentRecorder.event("crash", `uncaught ${ser(error)}: ${error instanceof Error ? error.message : String(error)}`);
+  } else throw error;
 }
 
 function installHooks(): void {

@@ -125,14 +125,14 @@ export type Consumer =
   | { kind: "byob"; sizes: number[]; reuse: boolean; cancelAt?: number; reason: ReasonKind }
   | { kind: "iterate"; breakAt?: number; how: "break" | "throw"; preventCancel: boolean }
   | {
-      kind: "pipeTo";
-      sink: SinkSpec;
-      preventClose: boolean;
-      preventAbort: boolean;
-      preventCancel: boolean;
-      abortAtStep?: number;
-      abortReason: ReasonKind;
-    }
+    kind: "pipeTo";
+    sink: SinkSpec;
+    preventClose: boolean;
+    preventAbort: boolean;
+    preventCancel: boolean;
+    abortAtStep?: number;
+    abortReason: ReasonKind;
+  }
   | { kind: "writer"; sink: SinkSpec; awaitReady: boolean; abortAt?: number; reason: ReasonKind };
 
 export interface Program {
@@ -172,21 +172,25 @@ function delay(rng: Rng): Delay {
 }
 
 function reason(rng: Rng): ReasonKind {
-  return rng.weighted([
-    [3, "error"],
-    [1, "string"],
-    [1, "undefined"],
-  ] as const);
+  return rng.weighted(
+    [
+      [3, "error"],
+      [1, "string"],
+      [1, "undefined"],
+    ] as const,
+  );
 }
 
 function hwm(rng: Rng): number {
-  return rng.weighted([
-    [3, 0],
-    [4, 1],
-    [2, 2],
-    [1, 4],
-    [1, 16],
-  ] as const);
+  return rng.weighted(
+    [
+      [3, 0],
+      [4, 1],
+      [2, 2],
+      [1, 4],
+      [1, 16],
+    ] as const,
+  );
 }
 
 /** Number of source "steps" (pulls / next() calls) that happen if everything is read. */
@@ -203,80 +207,105 @@ export function sourceSteps(s: Source): number {
 }
 
 function genSource(rng: Rng, allowFaults: () => boolean, piped: boolean): Source {
-  const kind = rng.weighted([
-    [5, "default"],
-    [3, "bytes"],
-    [2, "from"],
-  ] as const);
-  const count = rng.weighted([
-    [1, 0],
-    [6, rng.int(1, 6)],
-    [2, rng.int(7, 20)],
-  ] as const);
+  const kind = rng.weighted(
+    [
+      [5, "default"],
+      [3, "bytes"],
+      [2, "from"],
+    ] as const,
+  );
+  const count = rng.weighted(
+    [
+      [1, 0],
+      [6, rng.int(1, 6)],
+      [2, rng.int(7, 20)],
+    ] as const,
+  );
   if (kind === "default") {
     const s: DefaultSource = {
       kind,
       count,
       delivery: rng.chance(0.3) ? "start" : "pull",
-      perPull: rng.weighted([
-        [4, 1],
-        [2, 2],
-        [1, 3],
-      ] as const),
+      perPull: rng.weighted(
+        [
+          [4, 1],
+          [2, 2],
+          [1, 3],
+        ] as const,
+      ),
       pullDelay: delay(rng),
       closeIn: rng.chance(0.3) ? "next" : "same",
       startDelay: rng.chance(0.7) ? "sync" : delay(rng),
       hwm: hwm(rng),
-      size: rng.weighted([
-        [3, "default"],
-        [1, "count"],
-        [2, "byValue"],
-      ] as const),
-      cancelHow: rng.weighted([
-        [5, "ok"],
-        [1, "throw"],
-        [1, "reject"],
-        [1, "async"],
-      ] as const),
+      size: rng.weighted(
+        [
+          [3, "default"],
+          [1, "count"],
+          [2, "byValue"],
+        ] as const,
+      ),
+      cancelHow: rng.weighted(
+        [
+          [5, "ok"],
+          [1, "throw"],
+          [1, "reject"],
+          [1, "async"],
+        ] as const,
+      ),
     };
     // size() runs only for chunks that go into the queue, not for one handed straight to a pending read
     // (ReadableStreamDefaultControllerEnqueue step 3), and whether a pipe has a read pending is up to the
     // implementation: a throwing size() only in programs without pipes.
-    if (!piped && s.size === "byValue" && count > 0 && rng.chance(0.15) && allowFaults()) s.sizeThrowAt = rng.int(1, count);
-    else if (rng.chance(0.25) && allowFaults()) {
+    if (!piped && s.size === "byValue" && count > 0 && rng.chance(0.15) && allowFaults()) {
+      s.sizeThrowAt = rng.int(1, count);
+    } else if (rng.chance(0.25) && allowFaults()) {
       const steps = s.delivery === "start" ? count : sourceSteps(s);
-      s.error = { at: rng.int(s.delivery === "start" ? 0 : 1, Math.max(1, steps)), how: rng.pick(["controller", "throw"] as const) };
+      s.error = {
+        at: rng.int(s.delivery === "start" ? 0 : 1, Math.max(1, steps)),
+        how: rng.pick(["controller", "throw"] as const),
+      };
     }
     return s;
   }
   if (kind === "bytes") {
     const lengths: number[] = [];
-    for (let i = 0; i < count; i++) lengths.push(rng.weighted([
-      [1, 1],
-      [4, rng.int(2, 8)],
-      [2, rng.int(9, 40)],
-    ] as const));
+    for (let i = 0; i < count; i++) {
+      lengths.push(rng.weighted(
+        [
+          [1, 1],
+          [4, rng.int(2, 8)],
+          [2, rng.int(9, 40)],
+        ] as const,
+      ));
+    }
     const s: ByteSource = {
       kind,
       lengths,
       delivery: rng.chance(0.25) ? "start" : "pull",
       pullDelay: delay(rng),
-      useByob: rng.weighted([
-        [2, "no"],
-        [3, "respond"],
-        [1, "newView"],
-      ] as const),
+      useByob: rng.weighted(
+        [
+          [2, "no"],
+          [3, "respond"],
+          [1, "newView"],
+        ] as const,
+      ),
       autoAllocate: rng.chance(0.35) ? rng.pick([1, 4, 16, 64]) : 0,
       hwm: rng.pick([0, 0, 1, 8, 64]),
-      cancelHow: rng.weighted([
-        [5, "ok"],
-        [1, "throw"],
-        [1, "reject"],
-      ] as const),
+      cancelHow: rng.weighted(
+        [
+          [5, "ok"],
+          [1, "throw"],
+          [1, "reject"],
+        ] as const,
+      ),
     };
     if (rng.chance(0.25) && allowFaults()) {
       const steps = s.delivery === "start" ? count : sourceSteps(s);
-      s.error = { at: rng.int(s.delivery === "start" ? 0 : 1, Math.max(1, steps)), how: rng.pick(["controller", "throw"] as const) };
+      s.error = {
+        at: rng.int(s.delivery === "start" ? 0 : 1, Math.max(1, steps)),
+        how: rng.pick(["controller", "throw"] as const),
+      };
     }
     return s;
   }
@@ -323,23 +352,27 @@ export function generate(seed: number): Program {
   const source = genSource(rng, () => rng.chance(0.6) && allowFaults(), piped);
   const steps = sourceSteps(source);
   const stages: Stage[] = [];
-  const nStages = piped ? rng.int(0, 4) : rng.weighted([
-    [3, 0],
-    [2, 1],
-    [1, 2],
-  ] as const);
+  const nStages = piped ? rng.int(0, 4) : rng.weighted(
+    [
+      [3, 0],
+      [2, 1],
+      [1, 2],
+    ] as const,
+  );
   let expected = source.kind === "bytes" ? 0 : (source.kind === "default" || source.kind === "from" ? source.count : 0);
   for (let i = 0; i < nStages; i++) {
     if (!piped || rng.chance(0.25)) {
       const t: TeeStage = {
         kind: "tee",
         follow: rng.pick([0, 1] as const),
-        other: rng.weighted([
-          [3, "ignore"],
-          [3, "read"],
-          [1, "cancel"],
-          [1, "cancelAt"],
-        ] as const),
+        other: rng.weighted(
+          [
+            [3, "ignore"],
+            [3, "read"],
+            [1, "cancel"],
+            [1, "cancelAt"],
+          ] as const,
+        ),
         cancelAt: rng.int(0, Math.max(0, expected)),
         reason: reason(rng),
       };
@@ -349,13 +382,15 @@ export function generate(seed: number): Program {
     }
     const t: TransformStage = {
       kind: "transform",
-      op: rng.weighted([
-        [1, "none"],
-        [3, "identity"],
-        [2, "map"],
-        [2, "split"],
-        [1, "filter"],
-      ] as const),
+      op: rng.weighted(
+        [
+          [1, "none"],
+          [3, "identity"],
+          [2, "map"],
+          [2, "split"],
+          [1, "filter"],
+        ] as const,
+      ),
       delay: delay(rng),
       startDelay: rng.chance(0.8) ? "sync" : delay(rng),
       flush: rng.chance(0.25) ? "extra" : "none",
@@ -373,8 +408,9 @@ export function generate(seed: number): Program {
     if (rng.chance(0.2) && allowFaults()) {
       const r = rng.int(0, 2);
       if (r === 0 && steps > 1) t.abortAtStep = rng.int(1, steps - 1);
-      else if (r === 1 && expected > 0) t.fault = { at: rng.int(1, expected), how: rng.pick(["throw", "error", "terminate"] as const) };
-      else t.flush = "throw";
+      else if (r === 1 && expected > 0) {
+        t.fault = { at: rng.int(1, expected), how: rng.pick(["throw", "error", "terminate"] as const) };
+      } else t.flush = "throw";
     }
     // A transformer without transform() has no call to fail in.
     if (t.op === "none" && t.fault) t.op = "identity";
@@ -385,25 +421,35 @@ export function generate(seed: number): Program {
   const bytes = source.kind === "bytes" && stages.every((s) => s.kind === "tee");
   let consumer: Consumer;
   const kind = piped
-    ? rng.weighted([
+    ? rng.weighted(
+      [
         [1, "reader"],
         [1, "iterate"],
         [3, "pipeTo"],
-      ] as const)
-    : rng.weighted([
+      ] as const,
+    )
+    : rng.weighted(
+      [
         [3, "reader"],
         [bytes ? 3 : 0, "byob"],
         [2, "iterate"],
         [2, "writer"],
-      ] as const);
+      ] as const,
+    );
   const at = (): number => rng.int(0, Math.max(0, expected + 1));
   switch (kind) {
     case "reader": {
-      const c: Consumer = { kind, batch: rng.weighted([
-        [4, 1],
-        [1, 2],
-        [1, 3],
-      ] as const), reason: reason(rng) };
+      const c: Consumer = {
+        kind,
+        batch: rng.weighted(
+          [
+            [4, 1],
+            [1, 2],
+            [1, 3],
+          ] as const,
+        ),
+        reason: reason(rng),
+      };
       if (rng.chance(0.3) && allowFaults()) c.cancelAt = at();
       if (rng.chance(0.15)) c.releaseAt = at();
       consumer = c;
@@ -458,7 +504,10 @@ export function generate(seed: number): Program {
   // When a piped program's fault is downstream of the source, whether the pipe cancels the source or had
   // already read it to its end depends on how far the pipe read ahead (the standard leaves that open); a
   // cancel() that fails would then decide the pipe's result one way or the other. So it succeeds.
-  if (piped && faultOrigin(program) > 0 && source.kind !== "from" && (source.cancelHow === "throw" || source.cancelHow === "reject")) {
+  if (
+    piped && faultOrigin(program) > 0 && source.kind !== "from" &&
+    (source.cancelHow === "throw" || source.cancelHow === "reject")
+  ) {
     source.cancelHow = "ok";
   }
   // Likewise a transform's flush() that is still running when a cancel or abort from downstream arrives: the

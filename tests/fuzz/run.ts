@@ -33,7 +33,9 @@ const flag = (name: string): boolean => args.includes(`--${name}`);
 function integer(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`--${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new RangeError(`--${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
+  }
   return n;
 }
 

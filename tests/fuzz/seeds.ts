@@ -26,7 +26,10 @@ export const REGRESSION_SEEDS: readonly { seed: number; found: string }[] = [
   { seed: 900, found: "Node, Bun: byte controller pull() timing (native deviation)" },
   { seed: 937, found: "Node, Bun: byte controller pull() timing (native deviation)" },
   { seed: 972, found: "Node, Bun: byte controller pull() timing (native deviation)" },
-  { seed: 1203, found: "Node 26: pipeTo() rejects with a TypeError when the sink fails after close (native deviation)" },
+  {
+    seed: 1203,
+    found: "Node 26: pipeTo() rejects with a TypeError when the sink fails after close (native deviation)",
+  },
   { seed: 1219, found: "every native: writes completed before abort() after ReadableStream.from(async iterator)" },
   { seed: 1438, found: "Node: a failing write() errors the stream before a queued close() (native deviation)" },
   { seed: 1913, found: "web-streams-polyfill: async iterator timing" },
@@ -47,13 +50,33 @@ export const REGRESSION_SEEDS: readonly { seed: number; found: string }[] = [
   { seed: 13658, found: "piped: a flush() in progress when a cancel from downstream arrives (generator)" },
   { seed: 18285, found: "Node 26: pipeTo() fails an internal assertion (ERR_INTERNAL_ASSERTION)" },
   { seed: 22258, found: "Node: tee branch closes a macrotask late (native deviation)" },
-  { seed: 213587485, found: "ours: from(sync iterator) whose next() throws errored the stream 3 jobs early (core fix)" },
-  { seed: 257600376, found: "ours (Bun), reference, Node, Deno: byte tee responded to a BYOB read after the source errored (core fix)" },
+  {
+    seed: 213587485,
+    found: "ours: from(sync iterator) whose next() throws errored the stream 3 jobs early (core fix)",
+  },
+  {
+    seed: 257600376,
+    found: "ours (Bun), reference, Node, Deno: byte tee responded to a BYOB read after the source errored (core fix)",
+  },
   { seed: 257615052, found: "Node 26: from(array) takes fewer jobs than the async-from-sync steps (native deviation)" },
-  { seed: 257675777, found: "ours (Bun), reference, Node, Deno: byte tee responded to a BYOB read after the source errored (core fix)" },
-  { seed: 290742786, found: "piped: the follow-up cancel of a tee branch after a preventCancel pipe follows the read-ahead" },
-  { seed: 763261046, found: "Bun 1.4.5's own byte tee aborted the process (a BYOB read of a branch, the source erroring): native is not run where it is not compared" },
-  { seed: 408013503, found: "piped: whether an aborted pipe with a tee upstream settles (its cancel of the branch) follows the read-ahead" },
+  {
+    seed: 257675777,
+    found: "ours (Bun), reference, Node, Deno: byte tee responded to a BYOB read after the source errored (core fix)",
+  },
+  {
+    seed: 290742786,
+    found: "piped: the follow-up cancel of a tee branch after a preventCancel pipe follows the read-ahead",
+  },
+  {
+    seed: 763261046,
+    found:
+      "Bun 1.4.5's own byte tee aborted the process (a BYOB read of a branch, the source erroring): native is not run where it is not compared",
+  },
+  {
+    seed: 408013503,
+    found:
+      "piped: whether an aborted pipe with a tee upstream settles (its cancel of the branch) follows the read-ahead",
+  },
 ];
 
 /** A fresh base seed: different on every call (not reproducible on purpose; it is printed so it can be). */

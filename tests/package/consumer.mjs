@@ -35,7 +35,13 @@ for (const subpath of SUBPATHS) {
 }
 
 const base = loaded.get("fusestreams")?.import;
-const CLASSES = ["ReadableStream", "WritableStream", "TransformStream", "ReadableStreamDefaultReader", "CountQueuingStrategy"];
+const CLASSES = [
+  "ReadableStream",
+  "WritableStream",
+  "TransformStream",
+  "ReadableStreamDefaultReader",
+  "CountQueuingStrategy",
+];
 
 /**
  * Upper-cases, appends "!", repeats: three TransformStreams from `transformApis`, between a source from
@@ -49,7 +55,9 @@ async function chain(sourceApi, transformApis, sinkApi) {
   ];
   let stream = sourceApi.ReadableStream.from(["a", "b", "c"]);
   stages.forEach((fn, i) => {
-    stream = stream.pipeThrough(new transformApis[i].TransformStream({ transform: (chunk, ctl) => ctl.enqueue(fn(chunk)) }));
+    stream = stream.pipeThrough(
+      new transformApis[i].TransformStream({ transform: (chunk, ctl) => ctl.enqueue(fn(chunk)) }),
+    );
   });
   const out = [];
   const sink = new sinkApi.WritableStream({ write: (chunk) => void out.push(chunk) });
@@ -65,7 +73,9 @@ else {
   for (const [subpath, namespaces] of loaded) {
     for (const [kind, ns] of Object.entries(namespaces)) {
       for (const name of CLASSES) {
-        if (ns[name] !== base[name]) problems.push(`${kind}("${subpath}").${name} is not the class import("fusestreams") gives`);
+        if (ns[name] !== base[name]) {
+          problems.push(`${kind}("${subpath}").${name} is not the class import("fusestreams") gives`);
+        }
       }
       try {
         const { out, mode } = await chain(ns, [ns, ns, ns], ns);
@@ -80,7 +90,11 @@ else {
   // One chain, stages from everywhere: a stream made through import piped into a pipe made through require.
   const all = [...loaded.values()].flatMap((n) => [n.import, n.require]).filter(Boolean);
   try {
-    const { out, mode } = await chain(loaded.get("fusestreams").import, [all[1], all[4], all[7] ?? all[2]], loaded.get("fusestreams/edge").require);
+    const { out, mode } = await chain(
+      loaded.get("fusestreams").import,
+      [all[1], all[4], all[7] ?? all[2]],
+      loaded.get("fusestreams/edge").require,
+    );
     chains++;
     if (out !== EXPECTED || mode !== "fused") problems.push(`mixed import/require chain gave ${out} (${mode})`);
   } catch (err) {
@@ -88,14 +102,20 @@ else {
   }
 }
 
-const runtime = isDeno ? `Deno ${globalThis.Deno.version.deno}` : process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.version}`;
+const runtime = isDeno
+  ? `Deno ${globalThis.Deno.version.deno}`
+  : process.versions.bun
+  ? `Bun ${process.versions.bun}`
+  : `Node ${process.version}`;
 if (problems.length > 0) {
   console.error(`consumer: ${problems.length} problem(s) on ${runtime}:`);
   for (const p of problems) console.error(`  ${p}`);
   process.exitCode = 1;
 } else {
   console.log(
-    `consumer: OK on ${runtime} (${importFirst ? "import, then require" : "require, then import"}): ${SUBPATHS.length} entry points ` +
+    `consumer: OK on ${runtime} (${
+      importFirst ? "import, then require" : "require, then import"
+    }): ${SUBPATHS.length} entry points ` +
       `x (import, require) load, share one core, ${chains} 3-transform chains fused (1 mixing import and require)`,
   );
 }

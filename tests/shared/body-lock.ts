@@ -34,7 +34,10 @@ async function outcome(fn: () => unknown): Promise<string> {
  * by a reader of `response.body`; the same after the reader was released; and `text()` again after a
  * locked `text()` failed and the reader was released.
  */
-export async function lockedBodyOutcomes(ResponseClass: typeof Response, makeBody: () => unknown): Promise<LockOutcomes> {
+export async function lockedBodyOutcomes(
+  ResponseClass: typeof Response,
+  makeBody: () => unknown,
+): Promise<LockOutcomes> {
   const out: LockOutcomes = {};
   const fresh = (): Response => new ResponseClass(makeBody() as BodyInit);
   for (const method of ["text", "arrayBuffer", "blob", "clone"] as Method[]) {
@@ -56,7 +59,10 @@ export async function lockedBodyOutcomes(ResponseClass: typeof Response, makeBod
   // one) is the pipe's own timing (Bun's native pipe reads at once), so only the error's kind is kept.
   const piped = fresh();
   const pipe = piped.body!.pipeTo(new WritableStream());
-  out["body.pipeTo(), then text() at once"] = (await outcome(() => piped.text())).replace(/:.*/, ": (the runtime's message)");
+  out["body.pipeTo(), then text() at once"] = (await outcome(() => piped.text())).replace(
+    /:.*/,
+    ": (the runtime's message)",
+  );
   await pipe.catch(() => undefined);
   return out;
 }

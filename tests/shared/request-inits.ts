@@ -28,7 +28,8 @@ export interface InitCase {
 /** The cases, by name (the body's text is always `body`). */
 export const INIT_CASES: Readonly<Record<string, InitCase>> = {
   "inherited members": {
-    make: (body) => Object.assign(Object.create({ method: "POST", headers: { "x-a": "1" } }) as object, { body, duplex: "half" }),
+    make: (body) =>
+      Object.assign(Object.create({ method: "POST", headers: { "x-a": "1" } }) as object, { body, duplex: "half" }),
     expected: "POST 1 body",
   },
   "a non-enumerable member": {

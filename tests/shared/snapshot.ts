@@ -34,7 +34,10 @@ function isObject(v: unknown): v is object {
  * with their chains and the functions they hold (e.g. the `Deno` or `Bun` namespace, whose members a
  * patch may replace).
  */
-export function takeSnapshot(roots: Record<string, object> = {}, objects: Record<string, object | undefined> = {}): Snapshot {
+export function takeSnapshot(
+  roots: Record<string, object> = {},
+  objects: Record<string, object | undefined> = {},
+): Snapshot {
   // The first walk in a process can load what a runtime loads lazily (Node's undici, when the walk first reaches
   // fetch's globals, adds its global dispatcher symbols): walk once before the walk that counts, so that a
   // test run in a process of its own compares like with like.
@@ -50,11 +53,20 @@ let warmedUp = false;
 function captureSnapshot(roots: Record<string, object>, objects: Record<string, object | undefined>): Snapshot {
   const snap: Snapshot = new Map();
   const visit = (obj: object, label: string, expand: boolean): void => {
-    for (let o: object | null = obj, l = label; o !== null; o = Object.getPrototypeOf(o) as object | null, l += ".[[Prototype]]") {
+    for (
+      let o: object | null = obj, l = label;
+      o !== null;
+      o = Object.getPrototypeOf(o) as object | null, l += ".[[Prototype]]"
+    ) {
       if (snap.has(o)) return;
       const props = new Map<PropertyKey, PropertyDescriptor>();
       for (const key of Reflect.ownKeys(o)) props.set(key, Object.getOwnPropertyDescriptor(o, key)!);
-      snap.set(o, { label: l, proto: Object.getPrototypeOf(o) as object | null, extensible: Object.isExtensible(o), props });
+      snap.set(o, {
+        label: l,
+        proto: Object.getPrototypeOf(o) as object | null,
+        extensible: Object.isExtensible(o),
+        props,
+      });
       if (!expand) continue;
       for (const [key, d] of props) visitFunction(d.value, `${l}.${String(key)}`);
     }
@@ -75,7 +87,9 @@ function captureSnapshot(roots: Record<string, object>, objects: Record<string, 
 
 function describe(d: PropertyDescriptor | undefined): string {
   if (d === undefined) return "(absent)";
-  const flags = `${d.enumerable ? "e" : "-"}${d.configurable ? "c" : "-"}${"value" in d ? (d.writable ? "w" : "-") : ""}`;
+  const flags = `${d.enumerable ? "e" : "-"}${d.configurable ? "c" : "-"}${
+    "value" in d ? (d.writable ? "w" : "-") : ""
+  }`;
   if ("value" in d) return `value ${typeof d.value} ${flags}`;
   return `accessor ${flags}`;
 }
@@ -104,8 +118,7 @@ export function diffSnapshot(before: Snapshot, after: Snapshot): string[] {
     for (const key of new Set([...a.props.keys(), ...b.props.keys()])) {
       const x = a.props.get(key);
       const y = b.props.get(key);
-      const same =
-        x !== undefined &&
+      const same = x !== undefined &&
         y !== undefined &&
         Object.is(x.value, y.value) &&
         x.get === y.get &&
@@ -113,7 +126,11 @@ export function diffSnapshot(before: Snapshot, after: Snapshot): string[] {
         x.writable === y.writable &&
         x.enumerable === y.enumerable &&
         x.configurable === y.configurable;
-      if (!same && !VOLATILE.has(`${a.label}.${String(key)}`)) out.push(`${a.label}.${String(key)}: ${describe(x)} -> ${describe(y)}${x && y ? " (other value or accessor)" : ""}`);
+      if (!same && !VOLATILE.has(`${a.label}.${String(key)}`)) {
+        out.push(
+          `${a.label}.${String(key)}: ${describe(x)} -> ${describe(y)}${x && y ? " (other value or accessor)" : ""}`,
+        );
+      }
     }
   }
   for (const [obj, b] of after) if (!before.has(obj)) out.push(`${b.label}: newly reachable`);

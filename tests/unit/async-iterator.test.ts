@@ -188,7 +188,7 @@ test("iterator: a rejecting source cancel makes return() reject with that error"
   const theError = new Error("cancel failed");
   const stream = new ReadableStream({ cancel: () => Promise.reject(theError) });
   const it = stream.values();
-  assert.is(await rejection(returnWith(it, )), theError);
+  assert.is(await rejection(returnWith(it)), theError);
 });
 
 test("iterator: concurrent next() calls resolve in order", async () => {
@@ -252,10 +252,12 @@ test("iterator: the prototype chain ends in %AsyncIteratorPrototype%", () => {
 test("iterator prototype: @@toStringTag 'ReadableStream AsyncIterator'; next (length 0) and return (length 1) are enumerable methods", () => {
   const proto = Object.getPrototypeOf(new ReadableStream().values()) as object;
   assert.is(Object.prototype.toString.call(proto), "[object ReadableStream AsyncIterator]");
-  for (const [key, length] of [
-    ["next", 0],
-    ["return", 1],
-  ] as const) {
+  for (
+    const [key, length] of [
+      ["next", 0],
+      ["return", 1],
+    ] as const
+  ) {
     const desc = Object.getOwnPropertyDescriptor(proto, key)!;
     assert.type(desc.value, "function", key);
     assert.is((desc.value as () => unknown).length, length, `${key}.length`);

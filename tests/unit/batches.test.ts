@@ -20,8 +20,12 @@ test("batches: the queued chunks in one array, then the end; the lock is release
 });
 
 test("batches: types flow (ReadableStream<T> gives arrays of T), on ours and native streams", async () => {
-  const ours: AsyncIterableIterator<string[], undefined> = batches(new ReadableStream<string>({ start: (c) => c.close() }));
-  const native: AsyncIterableIterator<number[], undefined> = batches(new NativeReadableStream<number>({ start: (c) => c.close() }));
+  const ours: AsyncIterableIterator<string[], undefined> = batches(
+    new ReadableStream<string>({ start: (c) => c.close() }),
+  );
+  const native: AsyncIterableIterator<number[], undefined> = batches(
+    new NativeReadableStream<number>({ start: (c) => c.close() }),
+  );
   assert.equal(await ours.next(), { done: true, value: undefined });
   assert.equal(await native.next(), { done: true, value: undefined });
 });

@@ -35,14 +35,14 @@ const onBun = currentRuntime === "Bun" && typeof Bun !== "undefined";
 
 const serve: Serve | undefined = onBun
   ? async (handler) => {
-      const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: handler });
-      return {
-        url: `http://127.0.0.1:${server.port}`,
-        async stop() {
-          await server.stop(true);
-        },
-      };
-    }
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: handler });
+    return {
+      url: `http://127.0.0.1:${server.port}`,
+      async stop() {
+        await server.stop(true);
+      },
+    };
+  }
   : undefined;
 
 runtimeAdapterSuite({ runtime: "Bun", adapter: bun, serve });
@@ -88,51 +88,68 @@ bunTest("Bun.readableStreamTo*() take our streams while patched, with exact resu
   const blob = await Bun.readableStreamToBlob(render(rows) as unknown as ReadableStream);
   assert.is(await blob.text(), text, "readableStreamToBlob");
   const objects = [{ a: 1 }, "two", 3];
-  assert.equal(await Bun.readableStreamToArray(oursOf<unknown>(...objects) as unknown as ReadableStream), objects, "readableStreamToArray (any chunks)");
-  assert.equal(await Bun.readableStreamToJSON(oursOf(new TextEncoder().encode('{"x":'), new TextEncoder().encode("[1,2]}")) as unknown as ReadableStream), { x: [1, 2] });
+  assert.equal(
+    await Bun.readableStreamToArray(oursOf<unknown>(...objects) as unknown as ReadableStream),
+    objects,
+    "readableStreamToArray (any chunks)",
+  );
+  assert.equal(
+    await Bun.readableStreamToJSON(
+      oursOf(new TextEncoder().encode('{"x":'), new TextEncoder().encode("[1,2]}")) as unknown as ReadableStream,
+    ),
+    { x: [1, 2] },
+  );
 });
 
-bunTest("Bun.readableStreamTo*() of a locked or disturbed stream of ours: Bun's error for a native stream in that state", async () => {
-  const NativeRS = globalThis.ReadableStream;
-  const enc = new TextEncoder();
-  const make = async (RS: typeof ReadableStream, state: "locked" | "disturbed"): Promise<ReadableStream> => {
-    const stream = new RS<Uint8Array>({
-      start(c) {
-        c.enqueue(enc.encode("a"));
-        c.enqueue(enc.encode("b"));
-        c.close();
-      },
-    });
-    const reader = stream.getReader();
-    if (state === "disturbed") {
-      await reader.read();
-      reader.releaseLock();
-    }
-    return stream;
-  };
-  const outcome = async (fn: () => unknown): Promise<string> => {
-    try {
-      return `ok ${JSON.stringify(await fn())}`;
-    } catch (e) {
-      return `${(e as Error).name}: ${(e as Error).message}`;
-    }
-  };
-  const consumers = ["readableStreamToText", "readableStreamToBytes", "readableStreamToArray"] as const;
-  for (const state of ["locked", "disturbed"] as const) {
-    for (const name of consumers) {
-      const consume = Bun[name] as (stream: ReadableStream) => Promise<unknown>;
-      const expected = await outcome(async () => consume.call(Bun, await make(NativeRS, state)));
-      assert.match(expected, /Error/, `natively, ${name} of a ${state} stream fails`);
-      bun.patchGlobalWebStreams();
+bunTest(
+  "Bun.readableStreamTo*() of a locked or disturbed stream of ours: Bun's error for a native stream in that state",
+  async () => {
+    const NativeRS = globalThis.ReadableStream;
+    const enc = new TextEncoder();
+    const make = async (RS: typeof ReadableStream, state: "locked" | "disturbed"): Promise<ReadableStream> => {
+      const stream = new RS<Uint8Array>({
+        start(c) {
+          c.enqueue(enc.encode("a"));
+          c.enqueue(enc.encode("b"));
+          c.close();
+        },
+      });
+      const reader = stream.getReader();
+      if (state === "disturbed") {
+        await reader.read();
+        reader.releaseLock();
+      }
+      return stream;
+    };
+    const outcome = async (fn: () => unknown): Promise<string> => {
       try {
-        const actual = await outcome(async () => (Bun[name] as typeof consume).call(Bun, await make(bun.ReadableStream as unknown as typeof ReadableStream, state)));
-        assert.is(actual, expected, `${name} of a ${state} stream of ours`);
-      } finally {
-        bun.unpatchGlobalWebStreams();
+        return `ok ${JSON.stringify(await fn())}`;
+      } catch (e) {
+        return `${(e as Error).name}: ${(e as Error).message}`;
+      }
+    };
+    const consumers = ["readableStreamToText", "readableStreamToBytes", "readableStreamToArray"] as const;
+    for (const state of ["locked", "disturbed"] as const) {
+      for (const name of consumers) {
+        const consume = Bun[name] as (stream: ReadableStream) => Promise<unknown>;
+        const expected = await outcome(async () => consume.call(Bun, await make(NativeRS, state)));
+        assert.match(expected, /Error/, `natively, ${name} of a ${state} stream fails`);
+        bun.patchGlobalWebStreams();
+        try {
+          const actual = await outcome(async () =>
+            (Bun[name] as typeof consume).call(
+              Bun,
+              await make(bun.ReadableStream as unknown as typeof ReadableStream, state),
+            )
+          );
+          assert.is(actual, expected, `${name} of a ${state} stream of ours`);
+        } finally {
+          bun.unpatchGlobalWebStreams();
+        }
       }
     }
-  }
-});
+  },
+);
 
 bunTest("Bun.serve: our render through 3 transforms, a Bun.file body, and a request body echoed", async (dir) => {
   const rows = renderRows(800);

@@ -177,7 +177,9 @@ test("enqueue: a view over a detached buffer throws TypeError", () => {
 
 test("enqueue: a SharedArrayBuffer-backed view throws TypeError and nothing is queued", async () => {
   const { stream, controller } = byteStream();
-  const err = syncError(() => controller.enqueue(new Uint8Array(new SharedArrayBuffer(4)) as unknown as Uint8Array<ArrayBuffer>));
+  const err = syncError(() =>
+    controller.enqueue(new Uint8Array(new SharedArrayBuffer(4)) as unknown as Uint8Array<ArrayBuffer>)
+  );
   assert.instance(err, TypeError);
   assert.match((err as TypeError).message, /SharedArrayBuffer/);
   assert.is(controller.desiredSize, 0);
@@ -691,9 +693,23 @@ test("byobRequest: respondWithNewView with a wrong byteOffset or buffer size thr
   const { stream } = byteStream({
     pull(c) {
       const old = requestView(c);
-      errors.push(syncError(() => c.byobRequest!.respondWithNewView(new Uint8Array(old.buffer, old.byteOffset + 1, 1))));
-      errors.push(syncError(() => c.byobRequest!.respondWithNewView(new Uint8Array(new ArrayBuffer(old.buffer.byteLength + 1), old.byteOffset, 1))));
-      errors.push(syncError(() => c.byobRequest!.respondWithNewView(new Uint8Array(new ArrayBuffer(old.buffer.byteLength), old.byteOffset, old.byteLength + 1))));
+      errors.push(
+        syncError(() => c.byobRequest!.respondWithNewView(new Uint8Array(old.buffer, old.byteOffset + 1, 1))),
+      );
+      errors.push(
+        syncError(() =>
+          c.byobRequest!.respondWithNewView(
+            new Uint8Array(new ArrayBuffer(old.buffer.byteLength + 1), old.byteOffset, 1),
+          )
+        ),
+      );
+      errors.push(
+        syncError(() =>
+          c.byobRequest!.respondWithNewView(
+            new Uint8Array(new ArrayBuffer(old.buffer.byteLength), old.byteOffset, old.byteLength + 1),
+          )
+        ),
+      );
     },
   });
   const reader = byob(stream);
@@ -822,7 +838,12 @@ test("BYOB: filling pending reads (enqueue, respond in the closed state) calls n
     Object.defineProperty(Array.prototype, "push", saved);
   };
   let controller!: ReadableByteStreamController;
-  const stream = new ReadableStream({ type: "bytes", start(c) { controller = c; } });
+  const stream = new ReadableStream({
+    type: "bytes",
+    start(c) {
+      controller = c;
+    },
+  });
   await Promise.resolve();
   const reader = stream.getReader({ mode: "byob" });
   const first = reader.read(new Uint8Array(4));

@@ -6,7 +6,15 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { arrayBuffer, blob, bytes, json, ReadableStream, type ReadableStreamDefaultController, text } from "../../mod.ts";
+import {
+  arrayBuffer,
+  blob,
+  bytes,
+  json,
+  ReadableStream,
+  type ReadableStreamDefaultController,
+  text,
+} from "../../mod.ts";
 import { rejection } from "./stream-test-helpers.ts";
 
 const NativeReadableStream = globalThis.ReadableStream;
@@ -68,7 +76,10 @@ for (const kind of KINDS) {
       const invalid = [new Uint8Array([0x61, 0xe2, 0x82]), new Uint8Array([0x62, 0xff])];
       assert.is(await text(streamOf(kind, invalid, { pull }).stream), "a\uFFFDb\uFFFD");
       // the reference: what TextDecoder makes of the same bytes
-      assert.is(await text(streamOf(kind, invalid, { pull }).stream), new TextDecoder().decode(new Uint8Array([0x61, 0xe2, 0x82, 0x62, 0xff])));
+      assert.is(
+        await text(streamOf(kind, invalid, { pull }).stream),
+        new TextDecoder().decode(new Uint8Array([0x61, 0xe2, 0x82, 0x62, 0xff])),
+      );
     });
 
     test(`json: parses across chunks; invalid JSON is a SyntaxError (${how})`, async () => {
@@ -98,7 +109,9 @@ for (const kind of KINDS) {
           if (when === "start") c.error(boom);
         },
       };
-      const stream = kind === "native" ? new NativeReadableStream(source as never) : new ReadableStream(source as never);
+      const stream = kind === "native"
+        ? new NativeReadableStream(source as never)
+        : new ReadableStream(source as never);
       return { stream: stream as ReadableStream<Uint8Array>, error: () => controller.error(boom) };
     };
     for (const consume of [bytes, text, arrayBuffer, json, (s: ReadableStream<Uint8Array>) => blob(s)]) {
@@ -124,8 +137,17 @@ for (const kind of KINDS) {
 
   if (kind !== "ours-bytes") {
     test(`errors: a chunk that is not a Uint8Array is a TypeError naming it, and cancels the stream with it (${kind})`, async () => {
-      for (const [bad, what] of [["text", /a string/], [new Uint16Array(2), /Uint16Array/], [new ArrayBuffer(2), /ArrayBuffer/], [null, /null/]] as const) {
-        const { stream, cancels } = streamOf(kind, [enc.encode("ok"), bad as unknown as Uint8Array, enc.encode("more")], { close: false });
+      for (
+        const [bad, what] of [["text", /a string/], [new Uint16Array(2), /Uint16Array/], [
+          new ArrayBuffer(2),
+          /ArrayBuffer/,
+        ], [null, /null/]] as const
+      ) {
+        const { stream, cancels } = streamOf(
+          kind,
+          [enc.encode("ok"), bad as unknown as Uint8Array, enc.encode("more")],
+          { close: false },
+        );
         const e = await rejection(bytes(stream));
         assert.instance(e, TypeError);
         assert.match((e as Error).message, what);

@@ -6,7 +6,12 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { ReadableStream, WritableStream, WritableStreamDefaultController, WritableStreamDefaultWriter } from "../../mod.ts";
+import {
+  ReadableStream,
+  WritableStream,
+  WritableStreamDefaultController,
+  WritableStreamDefaultWriter,
+} from "../../mod.ts";
 
 const delay = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

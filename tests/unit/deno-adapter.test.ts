@@ -37,7 +37,10 @@ interface DenoNamespace {
   makeTempDir(): Promise<string>;
   writeFile(path: string, data: Uint8Array): Promise<void>;
   readFile(path: string): Promise<Uint8Array>;
-  open(path: string, options?: { read?: boolean; write?: boolean; create?: boolean; truncate?: boolean }): Promise<DenoFile>;
+  open(
+    path: string,
+    options?: { read?: boolean; write?: boolean; create?: boolean; truncate?: boolean },
+  ): Promise<DenoFile>;
   remove(path: string, options?: { recursive?: boolean }): Promise<void>;
 }
 
@@ -46,15 +49,15 @@ const onDeno = currentRuntime === "Deno" && Deno !== undefined;
 
 const serve: Serve | undefined = onDeno
   ? async (handler) => {
-      const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, handler);
-      const stopped: LoopbackServer = {
-        url: `http://127.0.0.1:${server.addr.port}`,
-        async stop() {
-          await server.shutdown();
-        },
-      };
-      return stopped;
-    }
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, handler);
+    const stopped: LoopbackServer = {
+      url: `http://127.0.0.1:${server.addr.port}`,
+      async stop() {
+        await server.shutdown();
+      },
+    };
+    return stopped;
+  }
   : undefined;
 
 runtimeAdapterSuite({ runtime: "Deno", adapter: deno, serve });
@@ -64,7 +67,8 @@ runtimeAdapterSuite({ runtime: "Deno", adapter: deno, serve });
 const NativeResponseBody = Object.getOwnPropertyDescriptor(Response.prototype, "body")!.get!;
 const NativeRequestBody = Object.getOwnPropertyDescriptor(Request.prototype, "body")!.get!;
 /** The body a Response or Request holds, as Deno's own getter returns it (whatever a patch does to `body`). */
-const nativeBodyOf = (r: Response | Request): unknown => (r instanceof Request ? NativeRequestBody : NativeResponseBody).call(r);
+const nativeBodyOf = (r: Response | Request): unknown =>
+  (r instanceof Request ? NativeRequestBody : NativeResponseBody).call(r);
 
 const denoTest = (name: string, fn: (d: DenoNamespace, dir: string) => Promise<void>): void => {
   if (!onDeno) {
@@ -104,97 +108,114 @@ denoTest("FsFile.readable pipes through ours; ours pipes into FsFile.writable (p
   assert.is(new TextDecoder().decode(await d.readFile(out)), text, "file -> ours -> file");
 });
 
-denoTest("a resource-backed stream passed through unread is handed back native (Response, toNativeReadableStream)", async (d, dir) => {
-  const text = renderRows(500).join("");
-  const path = await tempFile(d, dir, text);
-  deno.patchGlobalWebStreams();
-  const native = (await d.open(path)).readable;
-  const first = new Response(native);
-  assert.is(nativeBodyOf(first), native, "new Response(native) keeps the native stream");
-  const shell = first.body!;
-  assert.ok(shell instanceof deno.ReadableStream, "the body is seen through one of ours");
-  const second = new Response(shell);
-  assert.is(nativeBodyOf(second), native, "new Response(unread shell) holds the native stream itself");
-  assert.ok(shell.locked, "the shell is used up");
-  assert.is(await second.text(), text);
+denoTest(
+  "a resource-backed stream passed through unread is handed back native (Response, toNativeReadableStream)",
+  async (d, dir) => {
+    const text = renderRows(500).join("");
+    const path = await tempFile(d, dir, text);
+    deno.patchGlobalWebStreams();
+    const native = (await d.open(path)).readable;
+    const first = new Response(native);
+    assert.is(nativeBodyOf(first), native, "new Response(native) keeps the native stream");
+    const shell = first.body!;
+    assert.ok(shell instanceof deno.ReadableStream, "the body is seen through one of ours");
+    const second = new Response(shell);
+    assert.is(nativeBodyOf(second), native, "new Response(unread shell) holds the native stream itself");
+    assert.ok(shell.locked, "the shell is used up");
+    assert.is(await second.text(), text);
 
-  const native2 = (await d.open(path)).readable;
-  const shell2 = new Response(native2).body!;
-  assert.is(deno.toNativeReadableStream(shell2), native2, "toNativeReadableStream(unread shell) is the native stream");
+    const native2 = (await d.open(path)).readable;
+    const shell2 = new Response(native2).body!;
+    assert.is(
+      deno.toNativeReadableStream(shell2),
+      native2,
+      "toNativeReadableStream(unread shell) is the native stream",
+    );
 
-  // read once: no longer handed back
-  const shell3 = new Response((await d.open(path)).readable).body!;
-  const reader = shell3.getReader();
-  await reader.read();
-  reader.releaseLock();
-  assert.throws(() => new Response(shell3), (e: unknown) => e instanceof TypeError, "a disturbed shell is rejected");
-});
+    // read once: no longer handed back
+    const shell3 = new Response((await d.open(path)).readable).body!;
+    const reader = shell3.getReader();
+    await reader.read();
+    reader.releaseLock();
+    assert.throws(() => new Response(shell3), (e: unknown) => e instanceof TypeError, "a disturbed shell is rejected");
+  },
+);
 
-denoTest("Deno.serve sends a file, echoes a request body and proxies a fetch body: exact bytes, native streams handed back", async (d, dir) => {
-  const text = renderRows(1500).join("");
-  const path = await tempFile(d, dir, text);
-  deno.patchGlobalWebStreams();
-  const handedBack: boolean[] = [];
-  const server = await serve!(async (req) => {
-    const url = new URL(req.url);
-    if (url.pathname === "/file") return new Response((await d.open(path)).readable);
-    if (url.pathname === "/echo") {
-      const r = new Response(req.body);
-      handedBack.push(nativeBodyOf(r) === nativeBodyOf(req));
+denoTest(
+  "Deno.serve sends a file, echoes a request body and proxies a fetch body: exact bytes, native streams handed back",
+  async (d, dir) => {
+    const text = renderRows(1500).join("");
+    const path = await tempFile(d, dir, text);
+    deno.patchGlobalWebStreams();
+    const handedBack: boolean[] = [];
+    const server = await serve!(async (req) => {
+      const url = new URL(req.url);
+      if (url.pathname === "/file") return new Response((await d.open(path)).readable);
+      if (url.pathname === "/echo") {
+        const r = new Response(req.body);
+        handedBack.push(nativeBodyOf(r) === nativeBodyOf(req));
+        return r;
+      }
+      const upstream = await fetch(`${url.origin}/file`);
+      const r = new Response(upstream.body);
+      handedBack.push(nativeBodyOf(r) === nativeBodyOf(upstream));
       return r;
+    });
+    try {
+      assert.is(await (await fetch(`${server.url}/file`)).text(), text, "file");
+      const echoed = await fetch(`${server.url}/echo`, streamInit("POST", new Blob([text]).stream()));
+      assert.is(await echoed.text(), text, "echo");
+      assert.is(await (await fetch(`${server.url}/proxy`)).text(), text, "proxy");
+      assert.equal(handedBack, [true, true], "the echoed and proxied bodies are the native streams themselves");
+    } finally {
+      await server.stop();
     }
-    const upstream = await fetch(`${url.origin}/file`);
-    const r = new Response(upstream.body);
-    handedBack.push(nativeBodyOf(r) === nativeBodyOf(upstream));
-    return r;
-  });
-  try {
-    assert.is(await (await fetch(`${server.url}/file`)).text(), text, "file");
-    const echoed = await fetch(`${server.url}/echo`, streamInit("POST", new Blob([text]).stream()));
-    assert.is(await echoed.text(), text, "echo");
-    assert.is(await (await fetch(`${server.url}/proxy`)).text(), text, "proxy");
-    assert.equal(handedBack, [true, true], "the echoed and proxied bodies are the native streams themselves");
-  } finally {
-    await server.stop();
-  }
-});
+  },
+);
 
-denoTest("resource-backed bodies read through our shells: several reads in flight, BYOB reads of the shell, exact bytes", async (d, dir) => {
-  const text = renderRows(3000).join("");
-  const path = await tempFile(d, dir, text);
-  deno.patchGlobalWebStreams();
-  const server = await serve!(async () => new Response((await d.open(path)).readable));
-  try {
-    // a default reader with 4 reads pending at once, again and again
-    const reader = (await fetch(server.url)).body!.getReader();
-    const parts: Uint8Array[] = [];
-    for (;;) {
-      const results = await Promise.all([reader.read(), reader.read(), reader.read(), reader.read()]);
-      for (const r of results) if (!r.done) parts.push(r.value);
-      if (results.some((r) => r.done)) break;
+denoTest(
+  "resource-backed bodies read through our shells: several reads in flight, BYOB reads of the shell, exact bytes",
+  async (d, dir) => {
+    const text = renderRows(3000).join("");
+    const path = await tempFile(d, dir, text);
+    deno.patchGlobalWebStreams();
+    const server = await serve!(async () => new Response((await d.open(path)).readable));
+    try {
+      // a default reader with 4 reads pending at once, again and again
+      const reader = (await fetch(server.url)).body!.getReader();
+      const parts: Uint8Array[] = [];
+      for (;;) {
+        const results = await Promise.all([reader.read(), reader.read(), reader.read(), reader.read()]);
+        for (const r of results) if (!r.done) parts.push(r.value);
+        if (results.some((r) => r.done)) break;
+      }
+      assert.is(new TextDecoder().decode(await new Blob(parts as BlobPart[]).arrayBuffer()), text, "concurrent reads");
+
+      // a BYOB reader of the shell, small views
+      const byob = (await fetch(server.url)).body!.getReader({ mode: "byob" });
+      let got = "";
+      const dec = new TextDecoder();
+      let view = new Uint8Array(1000);
+      for (;;) {
+        const { done, value } = await byob.read(view);
+        if (done) break;
+        got += dec.decode(value, { stream: true });
+        view = new Uint8Array(value.buffer);
+      }
+      assert.is(got + dec.decode(), text, "BYOB reads of the shell");
+
+      // a file read through ours, chunks kept until the end (a reused buffer must never leak into them)
+      const kept: Uint8Array[] = [];
+      await (await d.open(path)).readable.pipeTo(
+        new deno.WritableStream({ write: (c: Uint8Array) => void kept.push(c) }) as unknown as WritableStream<
+          Uint8Array
+        >,
+      );
+      assert.is(new TextDecoder().decode(await new Blob(kept as BlobPart[]).arrayBuffer()), text, "file chunks kept");
+    } finally {
+      await server.stop();
     }
-    assert.is(new TextDecoder().decode(await new Blob(parts as BlobPart[]).arrayBuffer()), text, "concurrent reads");
-
-    // a BYOB reader of the shell, small views
-    const byob = (await fetch(server.url)).body!.getReader({ mode: "byob" });
-    let got = "";
-    const dec = new TextDecoder();
-    let view = new Uint8Array(1000);
-    for (;;) {
-      const { done, value } = await byob.read(view);
-      if (done) break;
-      got += dec.decode(value, { stream: true });
-      view = new Uint8Array(value.buffer);
-    }
-    assert.is(got + dec.decode(), text, "BYOB reads of the shell");
-
-    // a file read through ours, chunks kept until the end (a reused buffer must never leak into them)
-    const kept: Uint8Array[] = [];
-    await (await d.open(path)).readable.pipeTo(new deno.WritableStream({ write: (c: Uint8Array) => void kept.push(c) }) as unknown as WritableStream<Uint8Array>);
-    assert.is(new TextDecoder().decode(await new Blob(kept as BlobPart[]).arrayBuffer()), text, "file chunks kept");
-  } finally {
-    await server.stop();
-  }
-});
+  },
+);
 
 test.run();

@@ -296,12 +296,13 @@ test("a non-callable @@asyncIterator throws TypeError without calling a replaced
   assert.instance(thrown, TypeError);
 });
 
-
 /**
  * How many microtask jobs run before `promise`'s own reaction (started now; a counter job re-queues itself
  * until the promise settles). Pins the job the standard settles a promise in.
  */
-async function jobsUntilSettled(promise: Promise<unknown>): Promise<{ jobs: number; value?: unknown; error?: unknown }> {
+async function jobsUntilSettled(
+  promise: Promise<unknown>,
+): Promise<{ jobs: number; value?: unknown; error?: unknown }> {
   let jobs = 0;
   let settled = false;
   const count = (): void => {
@@ -329,7 +330,13 @@ async function jobsUntilSettled(promise: Promise<unknown>): Promise<{ jobs: numb
 // writer fed from such a stream saw the error, and aborted, 3 jobs early; fuzz seed 213587485.)
 test("from: a sync iterator whose next() throws errors the stream when the async-from-sync iterator's rejection would (5 jobs)", async () => {
   const boom = new Error("boom");
-  const reader = ReadableStream.from({ [Symbol.iterator]: () => ({ next(): never { throw boom; } }) }).getReader();
+  const reader = ReadableStream.from({
+    [Symbol.iterator]: () => ({
+      next(): never {
+        throw boom;
+      },
+    }),
+  }).getReader();
   const { jobs, error } = await jobsUntilSettled(reader.read());
   assert.is(error, boom);
   assert.is(jobs, 5);
@@ -347,7 +354,8 @@ test("from: a sync iterator's next() returning a non-object errors the stream wi
 // (1 job): 3 jobs more than a source whose cancel() returns nothing (1), so 4. (Was 1: no return() was taken
 // as "nothing to do".) A return() that throws rejects after the same steps.
 test("from: cancel() of a sync iterable without return() fulfills after the async-from-sync iterator's return() (4 jobs)", async () => {
-  const reader = ReadableStream.from({ [Symbol.iterator]: () => ({ next: () => ({ value: 1, done: false }) }) }).getReader();
+  const reader = ReadableStream.from({ [Symbol.iterator]: () => ({ next: () => ({ value: 1, done: false }) }) })
+    .getReader();
   const { jobs, error } = await jobsUntilSettled(reader.cancel("why"));
   assert.is(error, undefined);
   assert.is(jobs, 4);
@@ -378,7 +386,13 @@ test("from: an async iterator's next() returning a non-object errors the stream 
 
 test("from: an async iterator's next() throwing errors the stream at once (2 jobs)", async () => {
   const boom = new Error("boom");
-  const reader = ReadableStream.from({ [Symbol.asyncIterator]: () => ({ next(): never { throw boom; } }) }).getReader();
+  const reader = ReadableStream.from({
+    [Symbol.asyncIterator]: () => ({
+      next(): never {
+        throw boom;
+      },
+    }),
+  }).getReader();
   const { jobs, error } = await jobsUntilSettled(reader.read());
   assert.is(error, boom);
   assert.is(jobs, 2);

@@ -312,7 +312,9 @@ test("ReadableStream.prototype[Symbol.asyncIterator]: the values function, writa
 test("static members: ReadableStream.from is an enumerable, writable, configurable method of length 1", () => {
   for (const spec of INTERFACES) {
     const expectedStatics = Object.keys(spec.statics ?? {});
-    const ownStatics = Object.getOwnPropertyNames(spec.ctor).filter((k) => !["length", "name", "prototype"].includes(k));
+    const ownStatics = Object.getOwnPropertyNames(spec.ctor).filter((k) =>
+      !["length", "name", "prototype"].includes(k)
+    );
     assert.equal(ownStatics.sort(), expectedStatics.sort(), `${spec.name} statics`);
     for (const [key, length] of Object.entries(spec.statics ?? {})) {
       const desc = Object.getOwnPropertyDescriptor(spec.ctor, key)!;
@@ -378,7 +380,10 @@ test("brand checks: the methods work on their own instances (control for the che
   const ws = map.get("WritableStream") as WritableStream;
   assert.is(Object.getOwnPropertyDescriptor(WritableStream.prototype, "locked")!.get!.call(ws), false);
   const ctrl = map.get("ReadableStreamDefaultController") as ReadableStreamDefaultController<unknown>;
-  assert.is(Object.getOwnPropertyDescriptor(ReadableStreamDefaultController.prototype, "desiredSize")!.get!.call(ctrl), 1);
+  assert.is(
+    Object.getOwnPropertyDescriptor(ReadableStreamDefaultController.prototype, "desiredSize")!.get!.call(ctrl),
+    1,
+  );
 });
 
 test("subclassing: ReadableStream, WritableStream and TransformStream can be extended", async () => {
@@ -410,7 +415,9 @@ test("ReadableStream.from ignores its this value and returns a plain ReadableStr
   class Sub extends ReadableStream<number> {}
   const s = (ReadableStream.from as (this: unknown, x: Iterable<number>) => ReadableStream<number>).call(Sub, [1]);
   assert.is(Object.getPrototypeOf(s), ReadableStream.prototype);
-  const s2 = (ReadableStream.from as (this: unknown, x: Iterable<number>) => ReadableStream<number>).call(undefined, [1]);
+  const s2 = (ReadableStream.from as (this: unknown, x: Iterable<number>) => ReadableStream<number>).call(undefined, [
+    1,
+  ]);
   assert.instance(s2, ReadableStream);
 });
 

@@ -58,7 +58,7 @@ test("toNativeReadableStream: every chunk, once, in order, across batches of eve
     }));
     const got: object[] = [];
     const reader = native.getReader();
-    for (let k = 0; ; k++) {
+    for (let k = 0;; k++) {
       const { done, value } = await reader.read();
       if (done) break;
       got.push(value);
@@ -99,7 +99,10 @@ test("toNativeReadableStream: a slow native consumer never makes us buffer more 
     );
     const native = toNativeReadableStream(source);
     await sleep(5);
-    assert.ok(pulls <= highWaterMark, `hwm ${highWaterMark}: only the source's own queue before any read (${pulls} pulls)`);
+    assert.ok(
+      pulls <= highWaterMark,
+      `hwm ${highWaterMark}: only the source's own queue before any read (${pulls} pulls)`,
+    );
     const reader = native.getReader();
     let read = 0;
     for (let k = 0; k < 40; k++) {
@@ -108,7 +111,10 @@ test("toNativeReadableStream: a slow native consumer never makes us buffer more 
       await sleep(1);
       // read: what the consumer has; the rest of the pulls wait in the native queue or in ours
       const buffered = pulls - read;
-      assert.ok(buffered <= 2 * highWaterMark + 1, `hwm ${highWaterMark}: ${buffered} chunks buffered after ${read} reads`);
+      assert.ok(
+        buffered <= 2 * highWaterMark + 1,
+        `hwm ${highWaterMark}: ${buffered} chunks buffered after ${read} reads`,
+      );
     }
     await reader.cancel();
   }
@@ -174,7 +180,10 @@ test("toNativeBody: a bad chunk inside a batch ends the body after the chunks be
     () => assert.unreachable("should reject"),
     (e: unknown) => {
       assert.is(e, cancelled, "the body ends with the error ours was cancelled with");
-      assert.match((e as Error).message, /Response: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found a string/);
+      assert.match(
+        (e as Error).message,
+        /Response: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found a string/,
+      );
     },
   );
 });
@@ -195,7 +204,7 @@ function allBytes(count: number): number[] {
 async function readBytes(body: globalThis.ReadableStream<Uint8Array>, slow: boolean): Promise<number[]> {
   const got: number[] = [];
   const reader = body.getReader();
-  for (let k = 0; ; k++) {
+  for (let k = 0;; k++) {
     const { done, value } = await reader.read();
     if (done) return got;
     assert.ok(value!.byteLength > 0, "no empty chunk goes out");
@@ -224,7 +233,10 @@ test("batchedBody: every byte, once, in order, across batches (push bursts, a pu
     const sources: [string, () => fuse.ReadableStream<Uint8Array>][] = [
       ["push bursts", () => bursts(count, byteChunk)],
       ["pull source", () => pullBytes(count)],
-      ["transform's readable side", () => pullBytes(count).pipeThrough(new fuse.TransformStream<Uint8Array, Uint8Array>())],
+      [
+        "transform's readable side",
+        () => pullBytes(count).pipeThrough(new fuse.TransformStream<Uint8Array, Uint8Array>()),
+      ],
     ];
     for (const [what, make] of sources) {
       const got = await readBytes(batchedBody(make(), "Response"), slow);
@@ -325,20 +337,29 @@ test("batchedBody: ours' error and a failing cancel keep their identity; a bad c
     }
   })();
   assert.instance(end, TypeError);
-  assert.match((end as Error).message, /^Request: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found a number/);
+  assert.match(
+    (end as Error).message,
+    /^Request: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found a number/,
+  );
   assert.is(cancelled, end, "ours is cancelled with the same TypeError");
 });
 
 test("directBody (Bun): every byte, once, in order, across batches, through Bun's consumers and a slow reader", async () => {
   if (!isBun) {
-    console.log("  (skipped: directBody makes a Bun `type: \"direct\"` stream, Bun only)");
+    console.log('  (skipped: directBody makes a Bun `type: "direct"` stream, Bun only)');
     return;
   }
   const count = 400;
   const expected = allBytes(count);
-  const viaResponse = new Uint8Array(await new Response(directBody(bursts(count, byteChunk), "Response")).arrayBuffer());
+  const viaResponse = new Uint8Array(
+    await new Response(directBody(bursts(count, byteChunk), "Response")).arrayBuffer(),
+  );
   assert.equal([...viaResponse], expected, "push bursts through Response.arrayBuffer()");
-  assert.equal([...new Uint8Array(await new Response(directBody(pullBytes(count), "Response")).arrayBuffer())], expected, "pull source");
+  assert.equal(
+    [...new Uint8Array(await new Response(directBody(pullBytes(count), "Response")).arrayBuffer())],
+    expected,
+    "pull source",
+  );
   assert.equal(await readBytes(directBody(pullBytes(count, { n: 0 }, 16), "Response"), true), expected, "slow reader");
 });
 

@@ -56,9 +56,19 @@ test("PatchTransaction: a failing step puts back every earlier change and names 
   assert.match((caught as Error).message, /test patch failed at step "second step"/);
   assert.match((caught as Error).message, /boom/);
   assert.is((caught as Error).cause, cause);
-  assert.equal(Object.getOwnPropertyDescriptor(target, "kept"), { value: 1, writable: true, enumerable: true, configurable: true });
+  assert.equal(Object.getOwnPropertyDescriptor(target, "kept"), {
+    value: 1,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
   assert.not.ok("added" in target);
-  assert.equal(Object.getOwnPropertyDescriptor(target, "ro"), { value: "x", writable: false, enumerable: false, configurable: true });
+  assert.equal(Object.getOwnPropertyDescriptor(target, "ro"), {
+    value: "x",
+    writable: false,
+    enumerable: false,
+    configurable: true,
+  });
   assert.is(Object.getPrototypeOf(obj), proto);
 });
 
@@ -149,7 +159,10 @@ test(`createGlobalPatch: the shared steps, then a failing step: everything is pu
 test(`createGlobalPatch: a runtime check that fails changes nothing and says why (${runtime})`, () => {
   const before = snapshot();
   const patch = createGlobalPatch({ runtime: "bun", checkRuntime: () => "not this runtime" });
-  assert.throws(() => patch.patchGlobalWebStreams(), (err: unknown) => err instanceof TypeError && /not this runtime/.test((err as Error).message));
+  assert.throws(
+    () => patch.patchGlobalWebStreams(),
+    (err: unknown) => err instanceof TypeError && /not this runtime/.test((err as Error).message),
+  );
   assert.equal(diffSnapshot(before, snapshot()), []);
 });
 
@@ -166,7 +179,9 @@ test(`the Node.js adapter's patch on ${runtime}: ${runtime === "Node.js" ? "patc
   } else {
     assert.throws(
       () => nodeAdapter.patchGlobalWebStreams(),
-      (err: unknown) => err instanceof TypeError && /for Node\.js/.test((err as Error).message) && new RegExp(runtime).test((err as Error).message),
+      (err: unknown) =>
+        err instanceof TypeError && /for Node\.js/.test((err as Error).message) &&
+        new RegExp(runtime).test((err as Error).message),
     );
   }
   assert.not.ok(nodeAdapter.isGlobalWebStreamsPatched());
@@ -186,7 +201,10 @@ test(`${runtime} adapter's patch: a pipe into a native stream that fails at once
     const ws1 = new NativeWS();
     const lockedSource = await locked.pipeTo(ws1).then(() => "fulfilled", (e: Error) => e.name);
     const ws2 = new NativeWS();
-    const badSignal = await new RS().pipeTo(ws2, { signal: 1 as unknown as AbortSignal }).then(() => "fulfilled", (e: Error) => e.name);
+    const badSignal = await new RS().pipeTo(ws2, { signal: 1 as unknown as AbortSignal }).then(
+      () => "fulfilled",
+      (e: Error) => e.name,
+    );
     const pair = new NativeTS();
     let through = "returned";
     try {
@@ -194,10 +212,26 @@ test(`${runtime} adapter's patch: a pipe into a native stream that fails at once
     } catch (e) {
       through = (e as Error).name;
     }
-    return { lockedSource, ws1: ws1.locked, badSignal, ws2: ws2.locked, through, pairWritable: pair.writable.locked, pairReadable: pair.readable.locked };
+    return {
+      lockedSource,
+      ws1: ws1.locked,
+      badSignal,
+      ws2: ws2.locked,
+      through,
+      pairWritable: pair.writable.locked,
+      pairReadable: pair.readable.locked,
+    };
   };
   const expected = await observe(globalThis.ReadableStream);
-  assert.equal(expected, { lockedSource: "TypeError", ws1: false, badSignal: "TypeError", ws2: false, through: "TypeError", pairWritable: false, pairReadable: false });
+  assert.equal(expected, {
+    lockedSource: "TypeError",
+    ws1: false,
+    badSignal: "TypeError",
+    ws2: false,
+    through: "TypeError",
+    pairWritable: false,
+    pairReadable: false,
+  });
   ownAdapter.patchGlobalWebStreams();
   try {
     assert.equal(await observe(fuse.ReadableStream as unknown as typeof globalThis.ReadableStream), expected);

@@ -14,7 +14,9 @@ import { PatchTransaction } from "../../core/interop/patch-transaction.ts";
 
 const NativeRS = globalThis.ReadableStream;
 
-async function readAll(stream: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }> } }): Promise<number[]> {
+async function readAll(
+  stream: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }> } },
+): Promise<number[]> {
   const reader = stream.getReader();
   const out: number[] = [];
   for (;;) {
@@ -29,9 +31,19 @@ test("PatchTransaction.defineValue: a non-configurable writable property gets th
   Object.defineProperty(target, "x", { value: 1, writable: true, enumerable: false, configurable: false });
   const tx = new PatchTransaction("test");
   tx.step("set", (t) => t.defineValue(target, "x", 2));
-  assert.equal(Object.getOwnPropertyDescriptor(target, "x"), { value: 2, writable: true, enumerable: false, configurable: false });
+  assert.equal(Object.getOwnPropertyDescriptor(target, "x"), {
+    value: 2,
+    writable: true,
+    enumerable: false,
+    configurable: false,
+  });
   tx.restore();
-  assert.equal(Object.getOwnPropertyDescriptor(target, "x"), { value: 1, writable: true, enumerable: false, configurable: false });
+  assert.equal(Object.getOwnPropertyDescriptor(target, "x"), {
+    value: 1,
+    writable: true,
+    enumerable: false,
+    configurable: false,
+  });
 });
 
 test("PatchTransaction.defineValue: a non-configurable read-only property still fails the step", () => {

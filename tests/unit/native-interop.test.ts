@@ -22,10 +22,20 @@ test("ours.pipeThrough(native CompressionStream) and back through DecompressionS
     },
   });
   // The native pair is accepted by our pipeThrough at run time; TypeScript only knows our own classes.
-  const compressed = source.pipeThrough(new NativeCompressionStream("gzip") as never) as unknown as globalThis.ReadableStream<Uint8Array>;
-  const decompressed = compressed.pipeThrough(new NativeDecompressionStream("gzip") as never) as globalThis.ReadableStream<Uint8Array>;
+  const compressed = source.pipeThrough(
+    new NativeCompressionStream("gzip") as never,
+  ) as unknown as globalThis.ReadableStream<Uint8Array>;
+  const decompressed = compressed.pipeThrough(
+    new NativeDecompressionStream("gzip") as never,
+  ) as globalThis.ReadableStream<Uint8Array>;
   const parts: Uint8Array[] = [];
-  await ReadableStream.from(decompressed).pipeTo(new WritableStream<Uint8Array>({ write(c) { parts.push(c); } }));
+  await ReadableStream.from(decompressed).pipeTo(
+    new WritableStream<Uint8Array>({
+      write(c) {
+        parts.push(c);
+      },
+    }),
+  );
   const total = parts.reduce((n, p) => n + p.byteLength, 0);
   assert.is(total, input.length);
   const joined = new Uint8Array(total);
@@ -41,7 +51,14 @@ test("ours.pipeThrough(native CompressionStream) and back through DecompressionS
 test("ours.pipeTo(native WritableStream) delivers every chunk in order and closes it", async () => {
   const got: number[] = [];
   let closed = false;
-  const dest = new NativeWritableStream<number>({ write(c) { got.push(c); }, close() { closed = true; } });
+  const dest = new NativeWritableStream<number>({
+    write(c) {
+      got.push(c);
+    },
+    close() {
+      closed = true;
+    },
+  });
   await new ReadableStream<number>({
     start(c) {
       for (let i = 0; i < 100; i++) c.enqueue(i);
@@ -56,14 +73,24 @@ test("ours.pipeTo(native WritableStream) delivers every chunk in order and close
 test("a native sink's error cancels our source with the same error and rejects pipeTo with it", async () => {
   const boom = new Error("sink failed");
   let cancelReason: unknown;
-  const dest = new NativeWritableStream<number>({ write(c) { if (c === 3) throw boom; } });
+  const dest = new NativeWritableStream<number>({
+    write(c) {
+      if (c === 3) throw boom;
+    },
+  });
   let counter = 0;
   const source = new ReadableStream<number>({
-    pull(c) { c.enqueue(counter++); },
-    cancel(r) { cancelReason = r; },
+    pull(c) {
+      c.enqueue(counter++);
+    },
+    cancel(r) {
+      cancelReason = r;
+    },
   });
   let rejection: unknown;
-  await source.pipeTo(dest as unknown as WritableStream<number>).catch((e) => { rejection = e; });
+  await source.pipeTo(dest as unknown as WritableStream<number>).catch((e) => {
+    rejection = e;
+  });
   assert.is(rejection, boom);
   assert.is(cancelReason, boom);
 });
@@ -71,11 +98,22 @@ test("a native sink's error cancels our source with the same error and rejects p
 test("our source's error aborts the native destination with the same error", async () => {
   const boom = new Error("source failed");
   let abortReason: unknown;
-  const dest = new NativeWritableStream<number>({ abort(r) { abortReason = r; } });
+  const dest = new NativeWritableStream<number>({
+    abort(r) {
+      abortReason = r;
+    },
+  });
   let rejection: unknown;
-  await new ReadableStream<number>({ start(c) { c.enqueue(1); c.error(boom); } })
+  await new ReadableStream<number>({
+    start(c) {
+      c.enqueue(1);
+      c.error(boom);
+    },
+  })
     .pipeTo(dest as unknown as WritableStream<number>)
-    .catch((e) => { rejection = e; });
+    .catch((e) => {
+      rejection = e;
+    });
   assert.is(rejection, boom);
   assert.is(abortReason, boom);
 });
@@ -85,7 +123,9 @@ test("pipeTo rejects a locked native destination with TypeError and leaves the s
   dest.getWriter();
   const source = new ReadableStream();
   let rejection: unknown;
-  await source.pipeTo(dest as unknown as WritableStream).catch((e) => { rejection = e; });
+  await source.pipeTo(dest as unknown as WritableStream).catch((e) => {
+    rejection = e;
+  });
   assert.instance(rejection, TypeError);
   assert.is(source.locked, false);
 });
@@ -120,12 +160,18 @@ test("ours.pipeTo(native): an abort takes signal's reason from its slot, not a p
 
 test("ours.pipeTo(native): a dispatched 'abort' event on a signal that is not aborted does not stop the pipe", async () => {
   let cancelled = 0;
-  const rs = new ReadableStream({ cancel() { cancelled++; } });
+  const rs = new ReadableStream({
+    cancel() {
+      cancelled++;
+    },
+  });
   const ws = new NativeWritableStream();
   const ac = new AbortController();
   let settled: unknown = "pending";
   const pipe = rs.pipeTo(ws as never, { signal: ac.signal }).then(() => "fulfilled", (e: unknown) => e);
-  void pipe.then((v) => { settled = v; });
+  void pipe.then((v) => {
+    settled = v;
+  });
   await new Promise((resolve) => setTimeout(resolve, 0));
   ac.signal.dispatchEvent(new Event("abort"));
   await new Promise((resolve) => setTimeout(resolve, 0));

@@ -13,7 +13,9 @@ const g = globalThis as unknown as Record<string, unknown>;
 const runtime = "Deno" in g ? "Deno" : "Bun" in g ? "Bun" : "Node.js";
 const NativeRS = globalThis.ReadableStream;
 const nodeTest = runtime === "Node.js" ? test : test.skip;
-if (runtime !== "Node.js") console.log(`node-adapter-bodies: skipped on ${runtime}: the Node.js adapter's patch refuses to run there`);
+if (runtime !== "Node.js") {
+  console.log(`node-adapter-bodies: skipped on ${runtime}: the Node.js adapter's patch refuses to run there`);
+}
 
 /** The error (name and message) a promise rejects with, or "fulfilled". */
 async function outcome(p: Promise<unknown>): Promise<string> {
@@ -32,16 +34,26 @@ async function patched(fn: () => Promise<void>): Promise<void> {
   }
 }
 
-nodeTest("a chunk that is not bytes ends the body with the TypeError a native stream gets; nothing is stringified", async () => {
-  for (const bad of ["text", 42, { a: 1 }, null]) {
-    const native = await outcome(new Response(new NativeRS({ start(c) { c.enqueue(bad); c.close(); } })).text());
-    await patched(async () => {
-      const ours = await outcome(new Response(ReadableStream.from([bad]) as unknown as BodyInit).text());
-      assert.match(ours, /^TypeError: /, `chunk ${String(bad)}`);
-      assert.is(ours, native, `the same error as a native stream for the chunk ${String(bad)}`);
-    });
-  }
-});
+nodeTest(
+  "a chunk that is not bytes ends the body with the TypeError a native stream gets; nothing is stringified",
+  async () => {
+    for (const bad of ["text", 42, { a: 1 }, null]) {
+      const native = await outcome(new Response(
+        new NativeRS({
+          start(c) {
+            c.enqueue(bad);
+            c.close();
+          },
+        }),
+      ).text());
+      await patched(async () => {
+        const ours = await outcome(new Response(ReadableStream.from([bad]) as unknown as BodyInit).text());
+        assert.match(ours, /^TypeError: /, `chunk ${String(bad)}`);
+        assert.is(ours, native, `the same error as a native stream for the chunk ${String(bad)}`);
+      });
+    }
+  },
+);
 
 nodeTest("a locked or disturbed stream is refused with the error a native stream in that state gets", async () => {
   const nativeLocked = new NativeRS();

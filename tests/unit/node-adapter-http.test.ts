@@ -48,7 +48,9 @@ const nodeTest = (name: string, fn: () => Promise<void>): void => {
   if (isNode) httpTest(name, fn);
   else test.skip(name, fn);
 };
-if (!isNode) console.log(`node-adapter-http: the patched tests are skipped on ${runtime} (the global patch targets Node.js)`);
+if (!isNode) {
+  console.log(`node-adapter-http: the patched tests are skipped on ${runtime} (the global patch targets Node.js)`);
+}
 
 /** Rejects after TIMEOUT_MS so that a stuck stream fails the test instead of hanging the run. */
 function bounded<T>(promise: Promise<T>, what: string, ms: number = TIMEOUT_MS): Promise<T> {
@@ -59,7 +61,9 @@ function bounded<T>(promise: Promise<T>, what: string, ms: number = TIMEOUT_MS):
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
   openServers.add(server);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -77,13 +81,22 @@ function close(server: Server): Promise<void> {
 }
 
 /** A GET with node:http; resolves with the status, headers and the body as text. */
-function httpGet(url: string): Promise<{ status: number; headers: IncomingMessage["headers"]; body: string; chunks: number }> {
+function httpGet(
+  url: string,
+): Promise<{ status: number; headers: IncomingMessage["headers"]; body: string; chunks: number }> {
   return new Promise((resolve, reject) => {
     get(url, (res) => {
       const parts: Buffer[] = [];
       res.on("data", (chunk: Buffer) => parts.push(chunk));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString(), chunks: parts.length }),
+      res.on(
+        "end",
+        () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(parts).toString(),
+            chunks: parts.length,
+          }),
       );
       res.on("error", reject);
     }).on("error", reject);
@@ -144,9 +157,11 @@ function serveRender(RS: typeof ReadableStream, TS: typeof TransformStream) {
   return (_req: IncomingMessage, res: ServerResponse): void => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     const [a, b, c] = renderTransforms(TS);
-    void renderRows(RS).pipeThrough(a).pipeThrough(b).pipeThrough(c).pipeTo(fromNodeWritable(res)).catch((err: unknown) => {
-      res.destroy(err as Error);
-    });
+    void renderRows(RS).pipeThrough(a).pipeThrough(b).pipeThrough(c).pipeTo(fromNodeWritable(res)).catch(
+      (err: unknown) => {
+        res.destroy(err as Error);
+      },
+    );
   };
 }
 
@@ -298,7 +313,10 @@ function serveChain(mode: ChainMode, source: () => Readable, onChunk?: (n: numbe
 }
 
 /** GET that resolves with how the response ended: "end" with the body, or "aborted"/an error. */
-function getOutcome(url: string, onFirstData?: (req: ReturnType<typeof get>) => void): Promise<{ ended: "end" | "aborted" | "error"; bytes: number; body: Buffer }> {
+function getOutcome(
+  url: string,
+  onFirstData?: (req: ReturnType<typeof get>) => void,
+): Promise<{ ended: "end" | "aborted" | "error"; bytes: number; body: Buffer }> {
   return new Promise((resolve) => {
     const parts: Buffer[] = [];
     let bytes = 0;
@@ -345,151 +363,170 @@ function failingReadable(count: number, failAt: number, fail: (r: Readable) => v
 }
 
 for (const mode of ["pipeTo", "pipeline"] as const) {
-  httpTest(`${mode}: fs -> 3 transforms -> http response: every byte, transforms fused, the fs stream closed after 'end'`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fusestreams-node-"));
-    const file = join(dir, "page.bin");
-    const payload = Buffer.alloc(300 * 1024);
-    for (let i = 0; i < payload.length; i++) payload[i] = (i * 7 + (i >> 10)) & 255;
-    writeFileSync(file, payload);
-    const { handler, outcome } = serveChain(mode, () => createReadStream(file, { highWaterMark: 1024 }));
-    const { server, url } = await listen(handler);
-    try {
-      const got = await bounded(getOutcome(url), "response");
-      assert.is(got.ended, "end");
-      assert.ok(got.body.equals(payload), "the file's bytes, in order");
-      const o = await bounded(outcome, "pipe settled");
-      assert.is(o.result, "fulfilled");
-      assert.ok(o.response.writableFinished);
-      assert.ok(o.source.destroyed, "the fs stream closed its file");
-      assert.equal(
-        o.report.links.slice(0, 3).map((l) => [l.mode, l.directWrites]),
-        [
-          ["fused", 300],
-          ["fused", 300],
-          ["fused", 300],
-        ],
-        JSON.stringify(o.report),
-      );
-      await ticks();
-      assert.equal(o.cancelled, [], "nothing was cancelled");
-    } finally {
-      await close(server);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  httpTest(`${mode}: fs chain, error of the Node source mid-stream: the response is destroyed with the same error`, async () => {
-    const boom = new Error("disk failed");
-    const { handler, outcome } = serveChain(mode, () => failingReadable(100, 10, (r) => r.destroy(boom)));
-    const { server, url } = await listen(handler);
-    try {
-      const got = await bounded(getOutcome(url), "response");
-      assert.is.not(got.ended, "end", "the client does not see a complete response");
-      assert.ok(got.bytes < 100 * 1024);
-      const o = await bounded(outcome, "pipe settled");
-      assert.is(o.result, boom, "pipeTo() rejects with the source's error");
-      assert.ok(o.response.destroyed);
-      assert.is(o.destroyedWith[0], boom, "the response was destroyed with the same error (abort)");
-      await ticks();
-      assert.equal(o.cancelled.length, 3, "each transform aborted with it");
-      assert.ok(o.cancelled.every((reason) => reason === boom), "the same error object");
-    } finally {
-      await close(server);
-    }
-  });
-
-  httpTest(`${mode}: fs chain, a transform that throws: the fs stream and the response are destroyed with its error`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fusestreams-node-"));
-    const file = join(dir, "page.bin");
-    writeFileSync(file, Buffer.alloc(200 * 1024, 98));
-    const boom = new Error("transform failed");
-    const { handler, outcome } = serveChain(
-      mode,
-      () => createReadStream(file, { highWaterMark: 1024 }),
-      (n) => {
-        if (n === 20) throw boom;
-      },
-    );
-    const { server, url } = await listen(handler);
-    try {
-      const got = await bounded(getOutcome(url), "response");
-      assert.is.not(got.ended, "end");
-      const o = await bounded(outcome, "pipe settled");
-      assert.is(o.result, boom);
-      await ticks();
-      assert.ok(o.source.destroyed, "the fs stream was destroyed (cancel)");
-      assert.is(o.source.errored, boom, "with the transform's error");
-      assert.is(o.destroyedWith[0], boom, "the response was destroyed with the same error (abort)");
-      // the first transform is cancelled (its readable side), the third aborted (its writable side)
-      assert.equal(o.cancelled.length, 2, o.cancelled.map(String).join());
-      assert.ok(o.cancelled.every((reason) => reason === boom), "with the same error object");
-    } finally {
-      await close(server);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  httpTest(`${mode}: fs chain, the response fails mid-stream: the pipe rejects with its error, the fs stream is destroyed`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fusestreams-node-"));
-    const file = join(dir, "page.bin");
-    writeFileSync(file, Buffer.alloc(200 * 1024, 99));
-    const boom = new Error("socket failed");
-    const { handler, outcome } = serveChain(
-      mode,
-      () => createReadStream(file, { highWaterMark: 1024 }),
-      (n, res) => {
-        if (n === 20) res.destroy(boom);
-      },
-    );
-    const { server, url } = await listen(handler);
-    try {
-      const got = await bounded(getOutcome(url), "response");
-      assert.is.not(got.ended, "end");
-      const o = await bounded(outcome, "pipe settled");
-      // A ServerResponse destroyed with an error emits 'close' and no 'error': pipeline() reports a premature
-      // close, and so does fromNodeWritable on Deno, whose ServerResponse does not keep the error in `errored`.
-      const premature = mode === "pipeline" || runtime === "Deno";
-      const expected = premature ? (o.result as { code?: string }).code === "ERR_STREAM_PREMATURE_CLOSE" && o.result : boom;
-      if (runtime === "Deno" && mode === "pipeTo") {
-        console.log("node-adapter-http: on Deno, a ServerResponse destroyed with an error is seen as a premature close");
+  httpTest(
+    `${mode}: fs -> 3 transforms -> http response: every byte, transforms fused, the fs stream closed after 'end'`,
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "fusestreams-node-"));
+      const file = join(dir, "page.bin");
+      const payload = Buffer.alloc(300 * 1024);
+      for (let i = 0; i < payload.length; i++) payload[i] = (i * 7 + (i >> 10)) & 255;
+      writeFileSync(file, payload);
+      const { handler, outcome } = serveChain(mode, () => createReadStream(file, { highWaterMark: 1024 }));
+      const { server, url } = await listen(handler);
+      try {
+        const got = await bounded(getOutcome(url), "response");
+        assert.is(got.ended, "end");
+        assert.ok(got.body.equals(payload), "the file's bytes, in order");
+        const o = await bounded(outcome, "pipe settled");
+        assert.is(o.result, "fulfilled");
+        assert.ok(o.response.writableFinished);
+        assert.ok(o.source.destroyed, "the fs stream closed its file");
+        assert.equal(
+          o.report.links.slice(0, 3).map((l) => [l.mode, l.directWrites]),
+          [
+            ["fused", 300],
+            ["fused", 300],
+            ["fused", 300],
+          ],
+          JSON.stringify(o.report),
+        );
+        await ticks();
+        assert.equal(o.cancelled, [], "nothing was cancelled");
+      } finally {
+        await close(server);
+        rmSync(dir, { recursive: true, force: true });
       }
-      assert.is(o.result, expected, "the chain fails with the destination's error");
-      await ticks();
-      const upstream = mode === "pipeline" ? o.upstreamError() : expected;
-      if (mode === "pipeline") assert.is((upstream as { code?: string }).code, "ERR_STREAM_PREMATURE_CLOSE");
-      assert.ok(o.source.destroyed, "the fs stream was destroyed (cancel)");
-      assert.is(o.source.errored, upstream, "with the destination's error");
-      assert.equal(o.cancelled.length, 3, "every transform was cancelled");
-      assert.ok(o.cancelled.every((reason) => reason === upstream), "with the destination's error");
-    } finally {
-      await close(server);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
-  httpTest(`${mode}: fs chain, the client disconnects mid-response: premature close cancels the chain, the fs stream is destroyed`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "fusestreams-node-"));
-    const file = join(dir, "page.bin");
-    writeFileSync(file, Buffer.alloc(4 * 1024 * 1024, 100));
-    const { handler, outcome } = serveChain(mode, () => createReadStream(file, { highWaterMark: 1024 }));
-    const { server, url } = await listen(handler);
-    try {
-      const got = await bounded(getOutcome(url, (req) => req.destroy()), "response");
-      assert.is.not(got.ended, "end");
-      const o = await bounded(outcome, "pipe settled");
-      assert.is((o.result as { code?: string }).code, "ERR_STREAM_PREMATURE_CLOSE", String(o.result));
-      await ticks();
-      const upstream = o.upstreamError();
-      assert.is((upstream as { code?: string }).code, "ERR_STREAM_PREMATURE_CLOSE", String(upstream));
-      assert.ok(o.source.destroyed, "the fs stream was destroyed (cancel)");
-      assert.is(o.source.errored, upstream, "with the same error");
-      assert.equal(o.cancelled.length, 3, "every transform was cancelled");
-      assert.ok(o.cancelled.every((reason) => reason === upstream), "with the same error");
-    } finally {
-      await close(server);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  httpTest(
+    `${mode}: fs chain, error of the Node source mid-stream: the response is destroyed with the same error`,
+    async () => {
+      const boom = new Error("disk failed");
+      const { handler, outcome } = serveChain(mode, () => failingReadable(100, 10, (r) => r.destroy(boom)));
+      const { server, url } = await listen(handler);
+      try {
+        const got = await bounded(getOutcome(url), "response");
+        assert.is.not(got.ended, "end", "the client does not see a complete response");
+        assert.ok(got.bytes < 100 * 1024);
+        const o = await bounded(outcome, "pipe settled");
+        assert.is(o.result, boom, "pipeTo() rejects with the source's error");
+        assert.ok(o.response.destroyed);
+        assert.is(o.destroyedWith[0], boom, "the response was destroyed with the same error (abort)");
+        await ticks();
+        assert.equal(o.cancelled.length, 3, "each transform aborted with it");
+        assert.ok(o.cancelled.every((reason) => reason === boom), "the same error object");
+      } finally {
+        await close(server);
+      }
+    },
+  );
+
+  httpTest(
+    `${mode}: fs chain, a transform that throws: the fs stream and the response are destroyed with its error`,
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "fusestreams-node-"));
+      const file = join(dir, "page.bin");
+      writeFileSync(file, Buffer.alloc(200 * 1024, 98));
+      const boom = new Error("transform failed");
+      const { handler, outcome } = serveChain(
+        mode,
+        () => createReadStream(file, { highWaterMark: 1024 }),
+        (n) => {
+          if (n === 20) throw boom;
+        },
+      );
+      const { server, url } = await listen(handler);
+      try {
+        const got = await bounded(getOutcome(url), "response");
+        assert.is.not(got.ended, "end");
+        const o = await bounded(outcome, "pipe settled");
+        assert.is(o.result, boom);
+        await ticks();
+        assert.ok(o.source.destroyed, "the fs stream was destroyed (cancel)");
+        assert.is(o.source.errored, boom, "with the transform's error");
+        assert.is(o.destroyedWith[0], boom, "the response was destroyed with the same error (abort)");
+        // the first transform is cancelled (its readable side), the third aborted (its writable side)
+        assert.equal(o.cancelled.length, 2, o.cancelled.map(String).join());
+        assert.ok(o.cancelled.every((reason) => reason === boom), "with the same error object");
+      } finally {
+        await close(server);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  httpTest(
+    `${mode}: fs chain, the response fails mid-stream: the pipe rejects with its error, the fs stream is destroyed`,
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "fusestreams-node-"));
+      const file = join(dir, "page.bin");
+      writeFileSync(file, Buffer.alloc(200 * 1024, 99));
+      const boom = new Error("socket failed");
+      const { handler, outcome } = serveChain(
+        mode,
+        () => createReadStream(file, { highWaterMark: 1024 }),
+        (n, res) => {
+          if (n === 20) res.destroy(boom);
+        },
+      );
+      const { server, url } = await listen(handler);
+      try {
+        const got = await bounded(getOutcome(url), "response");
+        assert.is.not(got.ended, "end");
+        const o = await bounded(outcome, "pipe settled");
+        // A ServerResponse destroyed with an error emits 'close' and no 'error': pipeline() reports a premature
+        // close, and so does fromNodeWritable on Deno, whose ServerResponse does not keep the error in `errored`.
+        const premature = mode === "pipeline" || runtime === "Deno";
+        const expected = premature
+          ? (o.result as { code?: string }).code === "ERR_STREAM_PREMATURE_CLOSE" && o.result
+          : boom;
+        if (runtime === "Deno" && mode === "pipeTo") {
+          console.log(
+            "node-adapter-http: on Deno, a ServerResponse destroyed with an error is seen as a premature close",
+          );
+        }
+        assert.is(o.result, expected, "the chain fails with the destination's error");
+        await ticks();
+        const upstream = mode === "pipeline" ? o.upstreamError() : expected;
+        if (mode === "pipeline") assert.is((upstream as { code?: string }).code, "ERR_STREAM_PREMATURE_CLOSE");
+        assert.ok(o.source.destroyed, "the fs stream was destroyed (cancel)");
+        assert.is(o.source.errored, upstream, "with the destination's error");
+        assert.equal(o.cancelled.length, 3, "every transform was cancelled");
+        assert.ok(o.cancelled.every((reason) => reason === upstream), "with the destination's error");
+      } finally {
+        await close(server);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  httpTest(
+    `${mode}: fs chain, the client disconnects mid-response: premature close cancels the chain, the fs stream is destroyed`,
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "fusestreams-node-"));
+      const file = join(dir, "page.bin");
+      writeFileSync(file, Buffer.alloc(4 * 1024 * 1024, 100));
+      const { handler, outcome } = serveChain(mode, () => createReadStream(file, { highWaterMark: 1024 }));
+      const { server, url } = await listen(handler);
+      try {
+        const got = await bounded(getOutcome(url, (req) => req.destroy()), "response");
+        assert.is.not(got.ended, "end");
+        const o = await bounded(outcome, "pipe settled");
+        assert.is((o.result as { code?: string }).code, "ERR_STREAM_PREMATURE_CLOSE", String(o.result));
+        await ticks();
+        const upstream = o.upstreamError();
+        assert.is((upstream as { code?: string }).code, "ERR_STREAM_PREMATURE_CLOSE", String(upstream));
+        assert.ok(o.source.destroyed, "the fs stream was destroyed (cancel)");
+        assert.is(o.source.errored, upstream, "with the same error");
+        assert.equal(o.cancelled.length, 3, "every transform was cancelled");
+        assert.ok(o.cancelled.every((reason) => reason === upstream), "with the same error");
+      } finally {
+        await close(server);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 }
 
 httpTest("fetch -> 2 transforms -> file (temp dir), without the patch: fusestreams from the native body", async () => {
@@ -599,7 +636,9 @@ nodeTest("patched: fetch bodies are fusestreams streams; render server, gzip on 
       );
       assert.is(raw.headers["content-encoding"], "gzip");
       const text = await new Response(
-        fromNodeReadable(raw).pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>) as unknown as BodyInit,
+        fromNodeReadable(raw).pipeThrough(
+          new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
+        ) as unknown as BodyInit,
       ).text();
       assert.is(text, expectedDocument());
 
@@ -630,11 +669,15 @@ nodeTest("patched: a file uploaded as a fusestreams request body, echoed through
     });
     const { server, url } = await listen((req, res) => {
       fromNodeReadable(req)
-      .pipeTo(fromNodeWritable(res))
-      .catch((err: unknown) => res.destroy(err as Error));
+        .pipeTo(fromNodeWritable(res))
+        .catch((err: unknown) => res.destroy(err as Error));
     });
     try {
-      const init = { method: "POST", body: fromNodeReadable(createReadStream(file)), duplex: "half" } as unknown as RequestInit;
+      const init = {
+        method: "POST",
+        body: fromNodeReadable(createReadStream(file)),
+        duplex: "half",
+      } as unknown as RequestInit;
       const response = await bounded(fetch(url, init), "upload");
       const echoed = Buffer.from(await response.arrayBuffer());
       assert.ok(echoed.equals(data), "the echoed bytes equal the file");

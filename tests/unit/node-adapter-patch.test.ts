@@ -22,11 +22,7 @@ import * as fuse from "../../adapters/node/mod.ts";
 import { CLASS_NAMES } from "../../core/interop/global-patch.ts";
 import { lockedBodyOutcomes } from "../shared/body-lock.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
-import {
-  isGlobalWebStreamsPatched,
-  patchGlobalWebStreams,
-  unpatchGlobalWebStreams,
-} from "../../adapters/node/mod.ts";
+import { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStreams } from "../../adapters/node/mod.ts";
 
 const g = globalThis as unknown as Record<string, unknown>;
 const { isDisturbed, isErrored, isReadable } = nodeStream as unknown as Record<
@@ -63,7 +59,9 @@ const nodeTest = (name: string, fn: () => Promise<void> | void): void => {
   if (isNode) test(name, fn);
   else test.skip(name, fn);
 };
-if (!isNode) console.log(`node-adapter-patch: skipped on ${runtime}: patchGlobalWebStreams targets Node.js's globals and undici`);
+if (!isNode) {
+  console.log(`node-adapter-patch: skipped on ${runtime}: patchGlobalWebStreams targets Node.js's globals and undici`);
+}
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -97,7 +95,11 @@ nodeTest("patch: the globals become fusestreams' classes; patching twice is a no
     patchGlobalWebStreams();
     assert.is(g["ReadableStream"], fuse.ReadableStream);
     const d = Object.getOwnPropertyDescriptor(globalThis, "ReadableStream")!;
-    assert.equal([d.writable, d.enumerable, d.configurable], [true, false, true], "same attributes as the native global");
+    assert.equal(
+      [d.writable, d.enumerable, d.configurable],
+      [true, false, true],
+      "same attributes as the native global",
+    );
   });
   assert.not.ok(isGlobalWebStreamsPatched());
   assert.is(g["ReadableStream"], Native.ReadableStream);
@@ -160,57 +162,63 @@ nodeTest("Node.js state helpers and util.inspect work on fusestreams streams whi
   });
 });
 
-nodeTest("node:stream isDisturbed/isErrored/isReadable/isWritable are exact for fusestreams streams (patched)", async () => {
-  await patched(async () => {
-    const { isWritable } = nodeStream as unknown as { isWritable: (s: unknown) => boolean | null };
-    const boom = new Error("boom");
-    const errored = new fuse.ReadableStream({ start: (c) => c.error(boom) });
-    assert.ok(isErrored(errored), "an errored stream is errored");
-    assert.not.ok(isReadable(errored));
-    const closed = new fuse.ReadableStream({ start: (c) => c.close() });
-    assert.not.ok(isErrored(closed));
-    assert.not.ok(isReadable(closed), "a closed stream is not readable");
-    const fresh = oursOf("a", "b");
-    const reader = fresh.getReader();
-    assert.not.ok(isDisturbed(fresh), "locked but never read: not disturbed");
-    await reader.read();
-    assert.ok(isDisturbed(fresh), "read from: disturbed");
-    const ws = new fuse.WritableStream({ write() {} });
-    assert.ok(isWritable(ws));
-    const failing = new fuse.WritableStream({ start: (c) => c.error(boom) });
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    assert.ok(isErrored(failing));
-    assert.not.ok(isWritable(failing));
-  });
-});
-
-nodeTest("node:stream finished() on fusestreams streams consumed by pipeTo() and async iteration (patched)", async () => {
-  await patched(async () => {
-    const { finished } = nodeStream as unknown as { finished: (s: unknown, cb: (err?: unknown) => void) => void };
-    const piped = oursOf("a", "b");
-    const pipedEnd = new Promise<unknown>((resolve) => finished(piped, resolve));
-    await piped.pipeThrough(new fuse.TransformStream()).pipeTo(new fuse.WritableStream());
-    assert.is(await pipedEnd, undefined);
-
-    const boom = new Error("boom");
-    let i = 0;
-    const iterated = new fuse.ReadableStream<number>({
-      pull(c) {
-        if (i === 3) throw boom;
-        c.enqueue(i++);
-      },
+nodeTest(
+  "node:stream isDisturbed/isErrored/isReadable/isWritable are exact for fusestreams streams (patched)",
+  async () => {
+    await patched(async () => {
+      const { isWritable } = nodeStream as unknown as { isWritable: (s: unknown) => boolean | null };
+      const boom = new Error("boom");
+      const errored = new fuse.ReadableStream({ start: (c) => c.error(boom) });
+      assert.ok(isErrored(errored), "an errored stream is errored");
+      assert.not.ok(isReadable(errored));
+      const closed = new fuse.ReadableStream({ start: (c) => c.close() });
+      assert.not.ok(isErrored(closed));
+      assert.not.ok(isReadable(closed), "a closed stream is not readable");
+      const fresh = oursOf("a", "b");
+      const reader = fresh.getReader();
+      assert.not.ok(isDisturbed(fresh), "locked but never read: not disturbed");
+      await reader.read();
+      assert.ok(isDisturbed(fresh), "read from: disturbed");
+      const ws = new fuse.WritableStream({ write() {} });
+      assert.ok(isWritable(ws));
+      const failing = new fuse.WritableStream({ start: (c) => c.error(boom) });
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      assert.ok(isErrored(failing));
+      assert.not.ok(isWritable(failing));
     });
-    const iteratedEnd = new Promise<unknown>((resolve) => finished(iterated, resolve));
-    let caught: unknown;
-    try {
-      for await (const _ of iterated);
-    } catch (e) {
-      caught = e;
-    }
-    assert.is(caught, boom);
-    assert.is(await iteratedEnd, boom, "finished() reports the stream's own error");
-  });
-});
+  },
+);
+
+nodeTest(
+  "node:stream finished() on fusestreams streams consumed by pipeTo() and async iteration (patched)",
+  async () => {
+    await patched(async () => {
+      const { finished } = nodeStream as unknown as { finished: (s: unknown, cb: (err?: unknown) => void) => void };
+      const piped = oursOf("a", "b");
+      const pipedEnd = new Promise<unknown>((resolve) => finished(piped, resolve));
+      await piped.pipeThrough(new fuse.TransformStream()).pipeTo(new fuse.WritableStream());
+      assert.is(await pipedEnd, undefined);
+
+      const boom = new Error("boom");
+      let i = 0;
+      const iterated = new fuse.ReadableStream<number>({
+        pull(c) {
+          if (i === 3) throw boom;
+          c.enqueue(i++);
+        },
+      });
+      const iteratedEnd = new Promise<unknown>((resolve) => finished(iterated, resolve));
+      let caught: unknown;
+      try {
+        for await (const _ of iterated);
+      } catch (e) {
+        caught = e;
+      }
+      assert.is(caught, boom);
+      assert.is(await iteratedEnd, boom, "finished() reports the stream's own error");
+    });
+  },
+);
 
 nodeTest("node:stream finished() on a fusestreams stream read through getReader() (patched)", async () => {
   await patched(async () => {
@@ -266,24 +274,32 @@ nodeTest("new Response(fusestreams stream) also works without the patch (as an a
   assert.is(native, "TypeError");
 });
 
-nodeTest("patched: a chunk of ours that is not a Uint8Array ends the body with undici's TypeError, as a native stream's", async () => {
-  for (const bad of ["a string", 42, { an: "object" }, enc.encode("bytes").buffer]) {
-    const make = (RS: typeof Native.ReadableStream) =>
-      new RS<unknown>({
-        start(c) {
-          c.enqueue(enc.encode("ok"));
-          c.enqueue(bad);
-          c.close();
-        },
+nodeTest(
+  "patched: a chunk of ours that is not a Uint8Array ends the body with undici's TypeError, as a native stream's",
+  async () => {
+    for (const bad of ["a string", 42, { an: "object" }, enc.encode("bytes").buffer]) {
+      const make = (RS: typeof Native.ReadableStream) =>
+        new RS<unknown>({
+          start(c) {
+            c.enqueue(enc.encode("ok"));
+            c.enqueue(bad);
+            c.close();
+          },
+        });
+      const outcome = (body: unknown) =>
+        new Response(body as BodyInit).text().then((v) => `ok ${v}`, (e: Error) => `${e.name}: ${e.message}`);
+      const expected = await outcome(make(Native.ReadableStream));
+      assert.match(expected, /^TypeError/);
+      await patched(async () => {
+        assert.is(
+          await outcome(make(fuse.ReadableStream as unknown as typeof Native.ReadableStream)),
+          expected,
+          typeof bad,
+        );
       });
-    const outcome = (body: unknown) => new Response(body as BodyInit).text().then((v) => `ok ${v}`, (e: Error) => `${e.name}: ${e.message}`);
-    const expected = await outcome(make(Native.ReadableStream));
-    assert.match(expected, /^TypeError/);
-    await patched(async () => {
-      assert.is(await outcome(make(fuse.ReadableStream as unknown as typeof Native.ReadableStream)), expected, typeof bad);
-    });
-  }
-});
+    }
+  },
+);
 
 nodeTest("Response bodies are fusestreams streams: string, bytes, Blob (shell), native stream (shell)", async () => {
   await patched(async () => {
@@ -298,7 +314,9 @@ nodeTest("Response bodies are fusestreams streams: string, bytes, Blob (shell), 
     assert.is(r2.body, body2, "the shell is cached");
     assert.not.ok(r2.bodyUsed, "creating the shell does not use the body");
     const chunks: string[] = [];
-    for await (const chunk of body2 as unknown as AsyncIterable<Uint8Array>) chunks.push(dec.decode(chunk, { stream: true }));
+    for await (const chunk of body2 as unknown as AsyncIterable<Uint8Array>) {
+      chunks.push(dec.decode(chunk, { stream: true }));
+    }
     assert.is(chunks.join(""), "blob body");
     assert.ok(r2.bodyUsed);
 
@@ -333,124 +351,150 @@ nodeTest("Response bodies are fusestreams streams: string, bytes, Blob (shell), 
   });
 });
 
-nodeTest("Response.clone() and Request.clone() of fusestreams bodies, undici-made bodies and fetch() responses", async () => {
-  // In the full suite undici has loaded long before this test (Node.js >= 26 then tees with its own
-  // ReadableStreamTee, which rejects our streams): clone() must work all the same.
-  assert.ok(undiciWasLoaded !== undefined);
-  const server = createServer((req, res) => {
-    res.setHeader("x-test", "clone");
-    res.end(`served ${req.url}`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  try {
-    await patched(async () => {
-      const r = new Response(oursOf("tw", "ice") as unknown as BodyInit);
-      const c = r.clone();
-      assert.ok(isOurs(r.body) && isOurs(c.body));
-      assert.is(await c.text(), "twice");
-      assert.is(await r.text(), "twice");
-      assert.throws(() => r.clone(), TypeError, "a used body cannot be cloned");
-
-      // A default stream's chunks: the clone gets copies, not the same Uint8Array objects.
-      const shared = enc.encode("same");
-      const d = new Response(new fuse.ReadableStream<Uint8Array>({ start(ctl) { ctl.enqueue(shared); ctl.close(); } }) as unknown as BodyInit);
-      const dc = d.clone();
-      const [a, b] = await Promise.all([d.body!.getReader().read(), dc.body!.getReader().read()]);
-      assert.is(dec.decode(a.value), "same");
-      assert.is(dec.decode(b.value), "same");
-      assert.ok(a.value !== b.value, "branch chunks are distinct objects");
-
-      const s = new Response("string body", { status: 201, statusText: "Made", headers: { "x-a": "1" } });
-      const sc = s.clone();
-      assert.is(sc.status, 201);
-      assert.is(sc.statusText, "Made");
-      assert.is(sc.headers.get("x-a"), "1");
-      assert.is(await sc.text(), "string body");
-      assert.is(await s.text(), "string body");
-
-      const fetched = await fetch(`http://127.0.0.1:${port}/a?b`);
-      const fc = fetched.clone();
-      assert.is(fc.url, fetched.url);
-      assert.is(fc.type, fetched.type);
-      assert.is(fc.redirected, false);
-      assert.is(fc.headers.get("x-test"), "clone");
-      assert.is(await fc.text(), "served /a?b");
-      assert.is(await fetched.text(), "served /a?b");
-
-      const req = new Request(`http://127.0.0.1:${port}/post`, {
-        method: "POST",
-        body: oursOf("request ", "body") as unknown as BodyInit,
-        headers: { "x-r": "2" },
-        duplex: "half",
-      } as RequestInit);
-      const rc = req.clone();
-      assert.is(rc.method, "POST");
-      assert.is(rc.url, req.url);
-      assert.is(rc.headers.get("x-r"), "2");
-      assert.is(await rc.text(), "request body");
-      assert.is(await req.text(), "request body");
+nodeTest(
+  "Response.clone() and Request.clone() of fusestreams bodies, undici-made bodies and fetch() responses",
+  async () => {
+    // In the full suite undici has loaded long before this test (Node.js >= 26 then tees with its own
+    // ReadableStreamTee, which rejects our streams): clone() must work all the same.
+    assert.ok(undiciWasLoaded !== undefined);
+    const server = createServer((req, res) => {
+      res.setHeader("x-test", "clone");
+      res.end(`served ${req.url}`);
     });
-  } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-});
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      await patched(async () => {
+        const r = new Response(oursOf("tw", "ice") as unknown as BodyInit);
+        const c = r.clone();
+        assert.ok(isOurs(r.body) && isOurs(c.body));
+        assert.is(await c.text(), "twice");
+        assert.is(await r.text(), "twice");
+        assert.throws(() => r.clone(), TypeError, "a used body cannot be cloned");
 
-nodeTest("Response.clone() and Request.clone() of native bodies (a native stream, made before or while patched): both sides read whole", async () => {
-  const nativeBody = () =>
-    new Native.ReadableStream<Uint8Array>({
-      start(c) {
-        c.enqueue(enc.encode("native "));
-        c.enqueue(enc.encode("body"));
-        c.close();
-      },
-    });
-  const before = new Response(nativeBody());
-  await patched(async () => {
-    for (const [what, r] of [["made before the patch", before], ["made while patched", new Response(nativeBody())]] as const) {
-      const c = r.clone();
-      assert.equal([await r.text(), await c.text()], ["native body", "native body"], `${what}: original first`);
+        // A default stream's chunks: the clone gets copies, not the same Uint8Array objects.
+        const shared = enc.encode("same");
+        const d = new Response(
+          new fuse.ReadableStream<Uint8Array>({
+            start(ctl) {
+              ctl.enqueue(shared);
+              ctl.close();
+            },
+          }) as unknown as BodyInit,
+        );
+        const dc = d.clone();
+        const [a, b] = await Promise.all([d.body!.getReader().read(), dc.body!.getReader().read()]);
+        assert.is(dec.decode(a.value), "same");
+        assert.is(dec.decode(b.value), "same");
+        assert.ok(a.value !== b.value, "branch chunks are distinct objects");
+
+        const s = new Response("string body", { status: 201, statusText: "Made", headers: { "x-a": "1" } });
+        const sc = s.clone();
+        assert.is(sc.status, 201);
+        assert.is(sc.statusText, "Made");
+        assert.is(sc.headers.get("x-a"), "1");
+        assert.is(await sc.text(), "string body");
+        assert.is(await s.text(), "string body");
+
+        const fetched = await fetch(`http://127.0.0.1:${port}/a?b`);
+        const fc = fetched.clone();
+        assert.is(fc.url, fetched.url);
+        assert.is(fc.type, fetched.type);
+        assert.is(fc.redirected, false);
+        assert.is(fc.headers.get("x-test"), "clone");
+        assert.is(await fc.text(), "served /a?b");
+        assert.is(await fetched.text(), "served /a?b");
+
+        const req = new Request(`http://127.0.0.1:${port}/post`, {
+          method: "POST",
+          body: oursOf("request ", "body") as unknown as BodyInit,
+          headers: { "x-r": "2" },
+          duplex: "half",
+        } as RequestInit);
+        const rc = req.clone();
+        assert.is(rc.method, "POST");
+        assert.is(rc.url, req.url);
+        assert.is(rc.headers.get("x-r"), "2");
+        assert.is(await rc.text(), "request body");
+        assert.is(await req.text(), "request body");
+      });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
-    const r = new Response(nativeBody());
-    const c = r.clone();
-    assert.equal([await c.text(), await r.text()], ["native body", "native body"], "the clone first");
-    const req = new Request("http://127.0.0.1/", { method: "POST", body: nativeBody(), duplex: "half" } as RequestInit);
-    const rc = req.clone();
-    assert.equal([await req.text(), await rc.text()], ["native body", "native body"], "a Request");
-  });
-});
+  },
+);
 
-nodeTest("a body locked by a reader of response.body: text(), arrayBuffer(), blob(), clone() and a pipe as unpatched", async () => {
-  const bytes = () => enc.encode("some body");
-  const nativeBody = () =>
-    new Native.ReadableStream<Uint8Array>({
-      start(c) {
-        c.enqueue(bytes());
-        c.close();
-      },
-    });
-  const kinds: [string, () => unknown, () => unknown][] = [
-    ["a string body", () => "some body", () => "some body"],
-    ["a native stream body", nativeBody, nativeBody],
-    ["a body of ours", nativeBody, () => oursOf("some body")],
-  ];
-  for (const [kind, unpatchedBody, patchedBody] of kinds) {
-    const expected = await lockedBodyOutcomes(Response, unpatchedBody);
-    assert.match(expected["locked text()"]!, /Error/, `${kind}: a locked body cannot be read`);
-    let actual: Record<string, string> = {};
+nodeTest(
+  "Response.clone() and Request.clone() of native bodies (a native stream, made before or while patched): both sides read whole",
+  async () => {
+    const nativeBody = () =>
+      new Native.ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(enc.encode("native "));
+          c.enqueue(enc.encode("body"));
+          c.close();
+        },
+      });
+    const before = new Response(nativeBody());
     await patched(async () => {
-      actual = await lockedBodyOutcomes(Response, patchedBody);
+      for (
+        const [what, r] of [["made before the patch", before], [
+          "made while patched",
+          new Response(nativeBody()),
+        ]] as const
+      ) {
+        const c = r.clone();
+        assert.equal([await r.text(), await c.text()], ["native body", "native body"], `${what}: original first`);
+      }
+      const r = new Response(nativeBody());
+      const c = r.clone();
+      assert.equal([await c.text(), await r.text()], ["native body", "native body"], "the clone first");
+      const req = new Request(
+        "http://127.0.0.1/",
+        { method: "POST", body: nativeBody(), duplex: "half" } as RequestInit,
+      );
+      const rc = req.clone();
+      assert.equal([await req.text(), await rc.text()], ["native body", "native body"], "a Request");
     });
-    assert.equal(actual, expected, kind);
-  }
-});
+  },
+);
+
+nodeTest(
+  "a body locked by a reader of response.body: text(), arrayBuffer(), blob(), clone() and a pipe as unpatched",
+  async () => {
+    const bytes = () => enc.encode("some body");
+    const nativeBody = () =>
+      new Native.ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(bytes());
+          c.close();
+        },
+      });
+    const kinds: [string, () => unknown, () => unknown][] = [
+      ["a string body", () => "some body", () => "some body"],
+      ["a native stream body", nativeBody, nativeBody],
+      ["a body of ours", nativeBody, () => oursOf("some body")],
+    ];
+    for (const [kind, unpatchedBody, patchedBody] of kinds) {
+      const expected = await lockedBodyOutcomes(Response, unpatchedBody);
+      assert.match(expected["locked text()"]!, /Error/, `${kind}: a locked body cannot be read`);
+      let actual: Record<string, string> = {};
+      await patched(async () => {
+        actual = await lockedBodyOutcomes(Response, patchedBody);
+      });
+      assert.equal(actual, expected, kind);
+    }
+  },
+);
 
 /**
  * Runs Response.clone() of a fusestreams body with the patch on, in a process of its own, so that whether
  * undici was loaded before the first patch is decided by the test and not by the test files before it:
  * "patch-first" patches in a fresh process, "undici-first" uses a Response (loading undici) before patching.
  */
-function cloneInOwnProcess(order: "patch-first" | "undici-first"): { clone?: string; original?: string; ours?: boolean; strings?: string[]; threw?: string } {
+function cloneInOwnProcess(
+  order: "patch-first" | "undici-first",
+): { clone?: string; original?: string; ours?: boolean; strings?: string[]; threw?: string } {
   // The adapter this file imports: the TypeScript source, or (npm test's dist run, bundled .mjs) the package.
   const adapter = import.meta.url.endsWith(".ts")
     ? new URL("../../adapters/node/mod.ts", import.meta.url).href
@@ -486,11 +530,13 @@ function cloneInOwnProcess(order: "patch-first" | "undici-first"): { clone?: str
   }
 }
 
-nodeTest("patch then unpatch in a fresh process leaves every global's descriptor as it was (Node.js 20: lazy accessors), but what loading undici does", () => {
-  const adapter = import.meta.url.endsWith(".ts")
-    ? new URL("../../adapters/node/mod.ts", import.meta.url).href
-    : import.meta.resolve("fusestreams/node");
-  const child = `
+nodeTest(
+  "patch then unpatch in a fresh process leaves every global's descriptor as it was (Node.js 20: lazy accessors), but what loading undici does",
+  () => {
+    const adapter = import.meta.url.endsWith(".ts")
+      ? new URL("../../adapters/node/mod.ts", import.meta.url).href
+      : import.meta.resolve("fusestreams/node");
+    const child = `
     const fuse = await import(${JSON.stringify(adapter)});
     const snap = () => new Map(Reflect.ownKeys(globalThis).map((k) => {
       const d = Object.getOwnPropertyDescriptor(globalThis, k);
@@ -507,14 +553,15 @@ nodeTest("patch then unpatch in a fresh process leaves every global's descriptor
     }
     console.log(JSON.stringify(changed));
   `;
-  const r = spawnSync(process.execPath, ["--input-type=module", "-e", child], { encoding: "utf8", timeout: 30_000 });
-  const changed = JSON.parse(r.stdout.trim().split("\n").at(-1) || "null") as string[] | null;
-  assert.ok(changed !== null, `the child printed no result: ${r.stderr.slice(0, 500)}`);
-  // Loading undici (the patch does it first, as the first fetch() would) adds its dispatcher symbol and, on
-  // Node.js 20, turns the lazy globals it reads into plain values (README, the Node adapter's patch).
-  const undiciLoad = /^(Symbol\(undici\.globalDispatcher\.\d+\)|TextEncoder|TextDecoder|File)$/;
-  assert.equal(changed!.filter((k) => !undiciLoad.test(k)), [], `on Node.js ${process.version}`);
-});
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", child], { encoding: "utf8", timeout: 30_000 });
+    const changed = JSON.parse(r.stdout.trim().split("\n").at(-1) || "null") as string[] | null;
+    assert.ok(changed !== null, `the child printed no result: ${r.stderr.slice(0, 500)}`);
+    // Loading undici (the patch does it first, as the first fetch() would) adds its dispatcher symbol and, on
+    // Node.js 20, turns the lazy globals it reads into plain values (README, the Node adapter's patch).
+    const undiciLoad = /^(Symbol\(undici\.globalDispatcher\.\d+\)|TextEncoder|TextDecoder|File)$/;
+    assert.equal(changed!.filter((k) => !undiciLoad.test(k)), [], `on Node.js ${process.version}`);
+  },
+);
 
 function assertClonesFusestreamsBody(order: "patch-first" | "undici-first"): void {
   const out = cloneInOwnProcess(order);
@@ -735,7 +782,11 @@ nodeTest("a native body piped while untouched: errors and cancels keep their ide
       (e: unknown) => e,
     );
     assert.is(err, boom, "the pipe rejects with the native body's error");
-    assert.is(await body.getReader().closed.then(() => undefined, (e: unknown) => e), boom, "the body is errored with it");
+    assert.is(
+      await body.getReader().closed.then(() => undefined, (e: unknown) => e),
+      boom,
+      "the body is errored with it",
+    );
 
     let cancelled: unknown;
     const sinkError = new Error("sink failed");
@@ -780,119 +831,129 @@ nodeTest("a native body piped while untouched: errors and cancels keep their ide
   });
 });
 
-nodeTest("a native body piped while untouched: an abort signal cancels the native body and aborts the sink with its reason", async () => {
-  await patched(async () => {
-    // Aborted mid-stream, after the first chunk reached the sink.
-    let cancelled: unknown;
-    let aborted: unknown;
-    const response = nativeBodyResponse(["a", "b", "c", "d"], { cancelled: (r) => (cancelled = r) });
-    const body = response.body as unknown as fuse.ReadableStream<Uint8Array>;
-    const controller = new AbortController();
-    const reason = new Error("stop");
-    let seen = "";
-    const err = await body
-      .pipeThrough(new fuse.TransformStream<Uint8Array, Uint8Array>(), { signal: controller.signal })
-      .pipeTo(
-        new fuse.WritableStream<Uint8Array>({
-          write(chunk) {
-            seen += dec.decode(chunk);
-            controller.abort(reason);
-          },
-          abort(r) {
-            aborted = r;
-          },
-        }),
-      )
-      .then(
+nodeTest(
+  "a native body piped while untouched: an abort signal cancels the native body and aborts the sink with its reason",
+  async () => {
+    await patched(async () => {
+      // Aborted mid-stream, after the first chunk reached the sink.
+      let cancelled: unknown;
+      let aborted: unknown;
+      const response = nativeBodyResponse(["a", "b", "c", "d"], { cancelled: (r) => (cancelled = r) });
+      const body = response.body as unknown as fuse.ReadableStream<Uint8Array>;
+      const controller = new AbortController();
+      const reason = new Error("stop");
+      let seen = "";
+      const err = await body
+        .pipeThrough(new fuse.TransformStream<Uint8Array, Uint8Array>(), { signal: controller.signal })
+        .pipeTo(
+          new fuse.WritableStream<Uint8Array>({
+            write(chunk) {
+              seen += dec.decode(chunk);
+              controller.abort(reason);
+            },
+            abort(r) {
+              aborted = r;
+            },
+          }),
+        )
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      assert.is(err, reason, "the pipe chain rejects with the abort reason");
+      assert.is(cancelled, reason, "the native body was cancelled with the abort reason");
+      assert.is(aborted, reason, "the sink was aborted with it (through the transform)");
+      assert.ok(seen.length >= 1 && "abcd".startsWith(seen), `read a prefix only: ${seen}`);
+      assert.not.ok(body.locked, "the body is unlocked after the pipe");
+      assert.ok((await body.getReader().read()).done, "the body is closed after the cancel");
+      assert.ok(response.bodyUsed);
+
+      // A signal aborted before the pipe starts: nothing is read, the native body is cancelled.
+      let cancelled2: unknown;
+      let pulled = false;
+      const early = new AbortController();
+      early.abort(reason);
+      const native = new Native.ReadableStream({
+        type: "bytes",
+        pull(c: ReadableByteStreamController) {
+          pulled = true;
+          c.enqueue(enc.encode("x"));
+        },
+        cancel(r: unknown) {
+          cancelled2 = r;
+        },
+      });
+      const response2 = new Response(native as unknown as BodyInit);
+      const body2 = response2.body as unknown as fuse.ReadableStream<Uint8Array>;
+      const err2 = await body2.pipeTo(new fuse.WritableStream(), { signal: early.signal }).then(
         () => undefined,
         (e: unknown) => e,
       );
-    assert.is(err, reason, "the pipe chain rejects with the abort reason");
-    assert.is(cancelled, reason, "the native body was cancelled with the abort reason");
-    assert.is(aborted, reason, "the sink was aborted with it (through the transform)");
-    assert.ok(seen.length >= 1 && "abcd".startsWith(seen), `read a prefix only: ${seen}`);
-    assert.not.ok(body.locked, "the body is unlocked after the pipe");
-    assert.ok((await body.getReader().read()).done, "the body is closed after the cancel");
-    assert.ok(response.bodyUsed);
+      assert.is(err2, reason);
+      assert.is(cancelled2, reason);
+      assert.not.ok(pulled, "nothing was read from the native body");
+      assert.not.ok(body2.locked);
+      assert.ok(response2.bodyUsed);
 
-    // A signal aborted before the pipe starts: nothing is read, the native body is cancelled.
-    let cancelled2: unknown;
-    let pulled = false;
-    const early = new AbortController();
-    early.abort(reason);
-    const native = new Native.ReadableStream({
-      type: "bytes",
-      pull(c: ReadableByteStreamController) {
-        pulled = true;
-        c.enqueue(enc.encode("x"));
-      },
-      cancel(r: unknown) {
-        cancelled2 = r;
-      },
+      // An invalid signal: the pipe rejects and the body stays untouched (still readable, not used).
+      const response3 = nativeBodyResponse(["ok"]);
+      const body3 = response3.body as unknown as fuse.ReadableStream<Uint8Array>;
+      const err3 = await body3.pipeTo(new fuse.WritableStream(), { signal: {} as AbortSignal }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.instance(err3, TypeError);
+      assert.not.ok(body3.locked);
+      assert.not.ok(response3.bodyUsed);
+      assert.is(await response3.text(), "ok");
     });
-    const response2 = new Response(native as unknown as BodyInit);
-    const body2 = response2.body as unknown as fuse.ReadableStream<Uint8Array>;
-    const err2 = await body2.pipeTo(new fuse.WritableStream(), { signal: early.signal }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    assert.is(err2, reason);
-    assert.is(cancelled2, reason);
-    assert.not.ok(pulled, "nothing was read from the native body");
-    assert.not.ok(body2.locked);
-    assert.ok(response2.bodyUsed);
+  },
+);
 
-    // An invalid signal: the pipe rejects and the body stays untouched (still readable, not used).
-    const response3 = nativeBodyResponse(["ok"]);
-    const body3 = response3.body as unknown as fuse.ReadableStream<Uint8Array>;
-    const err3 = await body3.pipeTo(new fuse.WritableStream(), { signal: {} as AbortSignal }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    assert.instance(err3, TypeError);
-    assert.not.ok(body3.locked);
-    assert.not.ok(response3.bodyUsed);
-    assert.is(await response3.text(), "ok");
-  });
-});
-
-nodeTest("a native body piped while untouched: an error after several chunks reaches the sink's abort and the body", async () => {
-  await patched(async () => {
-    const boom = new Error("failed mid-stream");
-    const response = nativeBodyResponse(["1", "2", "3"], { error: boom });
-    const body = response.body as unknown as fuse.ReadableStream<Uint8Array>;
-    let seen = "";
-    let aborted: unknown;
-    const err = await body
-      .pipeThrough(
-        new fuse.TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, c) {
-            c.enqueue(chunk);
-          },
-        }),
-      )
-      .pipeTo(
-        new fuse.WritableStream<Uint8Array>({
-          write(chunk) {
-            seen += dec.decode(chunk);
-          },
-          abort(r) {
-            aborted = r;
-          },
-        }),
-      )
-      .then(
-        () => undefined,
-        (e: unknown) => e,
+nodeTest(
+  "a native body piped while untouched: an error after several chunks reaches the sink's abort and the body",
+  async () => {
+    await patched(async () => {
+      const boom = new Error("failed mid-stream");
+      const response = nativeBodyResponse(["1", "2", "3"], { error: boom });
+      const body = response.body as unknown as fuse.ReadableStream<Uint8Array>;
+      let seen = "";
+      let aborted: unknown;
+      const err = await body
+        .pipeThrough(
+          new fuse.TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, c) {
+              c.enqueue(chunk);
+            },
+          }),
+        )
+        .pipeTo(
+          new fuse.WritableStream<Uint8Array>({
+            write(chunk) {
+              seen += dec.decode(chunk);
+            },
+            abort(r) {
+              aborted = r;
+            },
+          }),
+        )
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      assert.is(err, boom);
+      assert.is(aborted, boom);
+      assert.ok("123".startsWith(seen), `chunks in order: ${seen}`);
+      assert.not.ok(body.locked);
+      assert.is(
+        await body.getReader().closed.then(() => undefined, (e: unknown) => e),
+        boom,
+        "the body is errored with it",
       );
-    assert.is(err, boom);
-    assert.is(aborted, boom);
-    assert.ok("123".startsWith(seen), `chunks in order: ${seen}`);
-    assert.not.ok(body.locked);
-    assert.is(await body.getReader().closed.then(() => undefined, (e: unknown) => e), boom, "the body is errored with it");
-    assert.ok(response.bodyUsed);
-  });
-});
+      assert.ok(response.bodyUsed);
+    });
+  },
+);
 
 nodeTest("node:stream Readable/Writable/Duplex fromWeb accept fusestreams streams; toWeb returns them", async () => {
   await patched(async () => {

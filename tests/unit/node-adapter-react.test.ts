@@ -79,20 +79,23 @@ async function withPatch(fn: () => Promise<void>): Promise<void> {
 
 const isOurs = (x: unknown): boolean => Object.getPrototypeOf(x) === fuse.ReadableStream.prototype;
 
-nodeTest("React renderToReadableStream (patched) is a fusestreams stream, byte-identical to renderToString", async () => {
-  const { React, server } = await loadReact();
-  const expected = server.renderToString(page(React, 800));
-  assert.ok(expected.length > 50_000, "a render big enough to come in several chunks");
-  await withPatch(async () => {
-    const stream = await server.renderToReadableStream(page(React, 800));
-    assert.ok(isOurs(stream), "renderToReadableStream used the patched global ReadableStream");
-    const reader = (stream as unknown as fuse.ReadableStream<Uint8Array>).getReader();
-    const parts: Uint8Array[] = [];
-    for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value);
-    assert.ok(parts.length > 1, `streamed in ${parts.length} chunks`);
-    assert.ok(Buffer.concat(parts).equals(Buffer.from(expected)), "same bytes as renderToString");
-  });
-});
+nodeTest(
+  "React renderToReadableStream (patched) is a fusestreams stream, byte-identical to renderToString",
+  async () => {
+    const { React, server } = await loadReact();
+    const expected = server.renderToString(page(React, 800));
+    assert.ok(expected.length > 50_000, "a render big enough to come in several chunks");
+    await withPatch(async () => {
+      const stream = await server.renderToReadableStream(page(React, 800));
+      assert.ok(isOurs(stream), "renderToReadableStream used the patched global ReadableStream");
+      const reader = (stream as unknown as fuse.ReadableStream<Uint8Array>).getReader();
+      const parts: Uint8Array[] = [];
+      for (let r = await reader.read(); !r.done; r = await reader.read()) parts.push(r.value);
+      assert.ok(parts.length > 1, `streamed in ${parts.length} chunks`);
+      assert.ok(Buffer.concat(parts).equals(Buffer.from(expected)), "same bytes as renderToString");
+    });
+  },
+);
 
 nodeTest("React (patched): new Response(stream).text() and through fusestreams transforms", async () => {
   const { React, server } = await loadReact();
@@ -110,9 +113,10 @@ nodeTest("React (patched): new Response(stream).text() and through fusestreams t
         controller.enqueue(text);
       },
     });
-    const decoded = ((await server.renderToReadableStream(page(React, 300))) as unknown as fuse.ReadableStream<Uint8Array>)
-      .pipeThrough(new TextDecoderStream() as unknown as fuse.TransformStream<Uint8Array, string>)
-      .pipeThrough(counted);
+    const decoded =
+      ((await server.renderToReadableStream(page(React, 300))) as unknown as fuse.ReadableStream<Uint8Array>)
+        .pipeThrough(new TextDecoderStream() as unknown as fuse.TransformStream<Uint8Array, string>)
+        .pipeThrough(counted);
     let text = "";
     for await (const part of decoded) text += part;
     assert.is(text, expected);

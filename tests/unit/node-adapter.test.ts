@@ -620,7 +620,9 @@ test("fromNodeWritable: a pipe hands it chunks by direct calls (fused) while the
     });
   const source = Array.from({ length: 64 }, (_, i) => Buffer.alloc(100, i));
   const sink = fromNodeWritable(writable);
-  await fromNodeReadable(Readable.from(source, { objectMode: false })).pipeThrough(pass()).pipeThrough(pass()).pipeTo(sink);
+  await fromNodeReadable(Readable.from(source, { objectMode: false })).pipeThrough(pass()).pipeThrough(pass()).pipeTo(
+    sink,
+  );
   assert.is(chunks.length, 64);
   assert.ok(chunks.every((c, i) => c === source[i]), "the same Buffers, in order");
   const report = inspectPipeChain(sink);

@@ -9,7 +9,14 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { ByteLengthQueuingStrategy, inspectPipeChain, ReadableStream, TransformStream, WritableStream, type PipeChainReport } from "../../mod.ts";
+import {
+  ByteLengthQueuingStrategy,
+  inspectPipeChain,
+  type PipeChainReport,
+  ReadableStream,
+  TransformStream,
+  WritableStream,
+} from "../../mod.ts";
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -123,20 +130,24 @@ async function timeline(stages: number, transform: boolean, slowEvery: number): 
   let s = source;
   for (let k = 0; k < stages; k++) {
     s = s.pipeThrough(
-      transform ? new TransformStream<number, number>({ transform: (chunk, c) => c.enqueue(chunk) }) : new TransformStream<number, number>(),
+      transform
+        ? new TransformStream<number, number>({ transform: (chunk, c) => c.enqueue(chunk) })
+        : new TransformStream<number, number>(),
     );
   }
-  await within(s.pipeTo(new WritableStream<number>({
-    write(chunk) {
-      events.push(`write ${chunk}`);
-      if (slowEvery !== 0 && chunk % slowEvery === 0) {
-        return Promise.resolve().then(() => {
-          events.push(`written ${chunk}`);
-        });
-      }
-      return undefined;
-    },
-  })));
+  await within(s.pipeTo(
+    new WritableStream<number>({
+      write(chunk) {
+        events.push(`write ${chunk}`);
+        if (slowEvery !== 0 && chunk % slowEvery === 0) {
+          return Promise.resolve().then(() => {
+            events.push(`written ${chunk}`);
+          });
+        }
+        return undefined;
+      },
+    }),
+  ));
   return events;
 }
 
@@ -173,9 +184,28 @@ test("transform() with a controller and synchronous filtering / splitting stays 
   const out: number[] = [];
   await within(
     counter(100).stream
-      .pipeThrough(new TransformStream<number, number>({ transform(c, ctl) { if (c % 2 === 0) ctl.enqueue(c); } }))
-      .pipeThrough(new TransformStream<number, number>({ transform(c, ctl) { ctl.enqueue(c); ctl.enqueue(-c); } }))
-      .pipeTo(new WritableStream({ write(c) { out.push(c); } })),
+      .pipeThrough(
+        new TransformStream<number, number>({
+          transform(c, ctl) {
+            if (c % 2 === 0) ctl.enqueue(c);
+          },
+        }),
+      )
+      .pipeThrough(
+        new TransformStream<number, number>({
+          transform(c, ctl) {
+            ctl.enqueue(c);
+            ctl.enqueue(-c);
+          },
+        }),
+      )
+      .pipeTo(
+        new WritableStream({
+          write(c) {
+            out.push(c);
+          },
+        }),
+      ),
   );
   const expected = range(100).filter((c) => c % 2 === 0).flatMap((c) => [c, -c]);
   assert.equal(out, expected);
@@ -186,12 +216,14 @@ test("fallback: an async transform() drops only its own link to the spec path", 
   await within(
     counter(200).stream
       .pipeThrough(new TransformStream<number, number>())
-      .pipeThrough(new TransformStream<number, number>({
-        async transform(c, ctl) {
-          await null;
-          ctl.enqueue(c);
-        },
-      }))
+      .pipeThrough(
+        new TransformStream<number, number>({
+          async transform(c, ctl) {
+            await null;
+            ctl.enqueue(c);
+          },
+        }),
+      )
       .pipeThrough(new TransformStream<number, number>())
       .pipeTo(sink.stream),
   );
@@ -219,7 +251,11 @@ test("a size() strategy on a transform's writable side: fused while idle, size()
   const sizes: number[] = [];
   const ts = new TransformStream<number, number>({}, { highWaterMark: 3, size: (c) => (sizes.push(c), 1) });
   const sink = collector();
-  await within(counter(50).stream.pipeThrough(new TransformStream()).pipeThrough(ts).pipeThrough(new TransformStream()).pipeTo(sink.stream));
+  await within(
+    counter(50).stream.pipeThrough(new TransformStream()).pipeThrough(ts).pipeThrough(new TransformStream()).pipeTo(
+      sink.stream,
+    ),
+  );
   assert.equal(sink.chunks, range(50));
   assert.equal(sizes, range(50), "size() sees every chunk once, in order");
   const link = inspectPipeChain(sink.stream).links[1]!;
@@ -237,7 +273,11 @@ test("a ByteLengthQueuingStrategy sink is written directly; a size() that throws
     },
   });
   let written = 0;
-  const sink = new WritableStream<Uint8Array>({ write(c) { written += c.byteLength; } }, new ByteLengthQueuingStrategy({ highWaterMark: 64 }));
+  const sink = new WritableStream<Uint8Array>({
+    write(c) {
+      written += c.byteLength;
+    },
+  }, new ByteLengthQueuingStrategy({ highWaterMark: 64 }));
   await within(source.pipeThrough(new TransformStream()).pipeTo(sink));
   assert.is(written, 100);
   assert.equal(modes(inspectPipeChain(sink)), ["fused", "fused"]);
@@ -245,7 +285,17 @@ test("a ByteLengthQueuingStrategy sink is written directly; a size() that throws
   const boom = new Error("size failed");
   const { stream, log } = counter(1000);
   const seen: number[] = [];
-  const failing = new WritableStream<number>({ write(c) { seen.push(c); } }, { highWaterMark: 4, size(c) { if (c === 7) throw boom; return 1; } });
+  const failing = new WritableStream<number>({
+    write(c) {
+      seen.push(c);
+    },
+  }, {
+    highWaterMark: 4,
+    size(c) {
+      if (c === 7) throw boom;
+      return 1;
+    },
+  });
   assert.is(await rejection(identityChain(stream, 2).pipeTo(failing)), boom);
   assert.equal(seen, range(7));
   assert.equal(log.cancelled, [boom]);
@@ -269,7 +319,9 @@ test("fallback: a size() strategy on a transform with backpressure queues as the
 test("high-water marks above 1 on both sides of each transform: fused, in order", async () => {
   const sink = collector();
   let s: ReadableStream<number> = counter(400).stream;
-  for (let k = 0; k < 3; k++) s = s.pipeThrough(new TransformStream<number, number>({}, { highWaterMark: 4 }, { highWaterMark: 8 }));
+  for (let k = 0; k < 3; k++) {
+    s = s.pipeThrough(new TransformStream<number, number>({}, { highWaterMark: 4 }, { highWaterMark: 8 }));
+  }
   await within(s.pipeTo(sink.stream, {}));
   assert.equal(sink.chunks, range(400));
   // A transform's writable side starts with backpressure, so a few chunks may queue while the chain starts;
@@ -279,10 +331,12 @@ test("high-water marks above 1 on both sides of each transform: fused, in order"
   }
 });
 
-const NativeCompressionStream = (globalThis as unknown as { CompressionStream?: new (format: string) => TransformStream<Uint8Array, Uint8Array> })
-  .CompressionStream;
-const NativeDecompressionStream = (globalThis as unknown as { DecompressionStream?: new (format: string) => TransformStream<Uint8Array, Uint8Array> })
-  .DecompressionStream;
+const NativeCompressionStream =
+  (globalThis as unknown as { CompressionStream?: new (format: string) => TransformStream<Uint8Array, Uint8Array> })
+    .CompressionStream;
+const NativeDecompressionStream =
+  (globalThis as unknown as { DecompressionStream?: new (format: string) => TransformStream<Uint8Array, Uint8Array> })
+    .DecompressionStream;
 
 if (NativeCompressionStream !== undefined && NativeDecompressionStream !== undefined) {
   test("fallback: a native CompressionStream in the middle; the segments on either side stay fused", async () => {
@@ -296,13 +350,23 @@ if (NativeCompressionStream !== undefined && NativeDecompressionStream !== undef
         if (i >= bytes.length) c.close();
       },
     });
-    const first = source.pipeThrough(new TransformStream<Uint8Array, Uint8Array>()).pipeThrough(new TransformStream<Uint8Array, Uint8Array>());
-    const compressed = first.pipeThrough(new NativeCompressionStream("gzip")).pipeThrough(new NativeDecompressionStream("gzip"));
+    const first = source.pipeThrough(new TransformStream<Uint8Array, Uint8Array>()).pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>(),
+    );
+    const compressed = first.pipeThrough(new NativeCompressionStream("gzip")).pipeThrough(
+      new NativeDecompressionStream("gzip"),
+    );
     const second = ReadableStream.from(compressed as unknown as AsyncIterable<Uint8Array>)
       .pipeThrough(new TransformStream<Uint8Array, Uint8Array>())
       .pipeThrough(new TransformStream<Uint8Array, Uint8Array>());
     const parts: Uint8Array[] = [];
-    await within(second.pipeTo(new WritableStream({ write(c) { parts.push(c); } })));
+    await within(second.pipeTo(
+      new WritableStream({
+        write(c) {
+          parts.push(c);
+        },
+      }),
+    ));
     let total = 0;
     for (const p of parts) total += p.byteLength;
     const joined = new Uint8Array(total);
@@ -348,12 +412,14 @@ for (const stage of [0, 1, 2]) {
     const { stream, log } = counter(1000);
     let s: ReadableStream<number> = stream;
     for (let k = 0; k < 3; k++) {
-      s = s.pipeThrough(new TransformStream<number, number>({
-        transform(c, ctl) {
-          if (k === stage && c === 40) throw boom;
-          ctl.enqueue(c);
-        },
-      }));
+      s = s.pipeThrough(
+        new TransformStream<number, number>({
+          transform(c, ctl) {
+            if (k === stage && c === 40) throw boom;
+            ctl.enqueue(c);
+          },
+        }),
+      );
     }
     const sink = collector();
     const err = await rejection(s.pipeTo(sink.stream));
@@ -400,7 +466,13 @@ test("cancel from the consumer: reader.cancel(reason) reaches the source and eve
   const cancels: unknown[] = [];
   let s: ReadableStream<number> = stream;
   for (let k = 0; k < 3; k++) {
-    s = s.pipeThrough(new TransformStream<number, number>({ cancel(reason) { cancels.push(reason); } }));
+    s = s.pipeThrough(
+      new TransformStream<number, number>({
+        cancel(reason) {
+          cancels.push(reason);
+        },
+      }),
+    );
   }
   const reader = s.getReader();
   for (let n = 0; n < 10; n++) assert.is((await within(reader.read())).value, n);
@@ -453,7 +525,11 @@ test("preventClose / preventAbort / preventCancel on the last link of a fused ch
   assert.equal(b.chunks, range(5));
 
   const { stream, log } = counter(1000);
-  const c = new WritableStream<number>({ write(x) { if (x === 3) throw boom; } });
+  const c = new WritableStream<number>({
+    write(x) {
+      if (x === 3) throw boom;
+    },
+  });
   const chain = identityChain(stream, 2);
   assert.is(await rejection(chain.pipeTo(c, { preventCancel: true })), boom);
   assert.equal(log.cancelled, [], "the source was not cancelled");
@@ -521,7 +597,17 @@ async function pullTurnTimeline(count: number): Promise<string[]> {
   return log;
 }
 
-const PULL_TURN_TIMELINE = ["pull 0", "microtask 0", "write 0", "pull 1", "microtask 1", "write 1", "pull 2", "microtask 2", "write 2"];
+const PULL_TURN_TIMELINE = [
+  "pull 0",
+  "microtask 0",
+  "write 0",
+  "pull 1",
+  "microtask 1",
+  "write 1",
+  "pull 2",
+  "microtask 2",
+  "write 2",
+];
 
 test("FP-PULL-TURN: a plain sink's write of a chunk enqueued in a synchronous pull() runs in that pull's reaction", async () => {
   // After the microtask pull() queued, not before it; pull turns are tracked while a pipe is live.
@@ -566,7 +652,10 @@ test("FP-PULL-TURN: a pipe started inside a pull() while no pipe is live pipes e
 });
 
 test("inspectPipeChain(): brand check, a stream no pipe feeds, a transform written by a writer", () => {
-  assert.throws(() => inspectPipeChain({}), (e: unknown) => e instanceof TypeError && /ReadableStream or WritableStream/.test(String(e)));
+  assert.throws(
+    () => inspectPipeChain({}),
+    (e: unknown) => e instanceof TypeError && /ReadableStream or WritableStream/.test(String(e)),
+  );
   assert.equal(inspectPipeChain(new ReadableStream()), { mode: "none", links: [], head: "none" });
   assert.equal(inspectPipeChain(new WritableStream()), { mode: "none", links: [], head: "none" });
   const ts = new TransformStream();

@@ -7,7 +7,13 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { ReadableStream, ReadableStreamDefaultController, TransformStream, WritableStream, WritableStreamDefaultController } from "../../mod.ts";
+import {
+  ReadableStream,
+  ReadableStreamDefaultController,
+  TransformStream,
+  WritableStream,
+  WritableStreamDefaultController,
+} from "../../mod.ts";
 
 const delay = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -241,7 +247,11 @@ test("backward close with preventCancel: the source is not cancelled", async () 
   writer.releaseLock();
   assert.instance(await rejection(src.stream.pipeTo(dest.stream, { preventCancel: true })), TypeError);
   assert.equal(src.cancelReasons, []);
-  assert.equal(await within(src.stream.getReader().read()), { value: "a", done: false }, "the pipe did not consume the chunk");
+  assert.equal(
+    await within(src.stream.getReader().read()),
+    { value: "a", done: false },
+    "the pipe did not consume the chunk",
+  );
 });
 
 // --- error propagation forward ---------------------------------------------------------------------
@@ -371,7 +381,9 @@ test("signal: with preventAbort and preventCancel neither side is touched", asyn
   const src = source<string>(["a", "b"], false, 0);
   const dest = recorder<string>();
   const ac = new AbortController();
-  const pipe = rejection(src.stream.pipeTo(dest.stream, { signal: ac.signal, preventAbort: true, preventCancel: true }));
+  const pipe = rejection(
+    src.stream.pipeTo(dest.stream, { signal: ac.signal, preventAbort: true, preventCancel: true }),
+  );
   await delay();
   ac.abort(reason);
   assert.is(await pipe, reason);
@@ -455,7 +467,12 @@ test("pipeThrough: a pair without a proper readable or writable throws TypeError
   const src = source<number>();
   const ws = new WritableStream();
   const rs = new ReadableStream();
-  for (const bad of [undefined, {}, { readable: rs }, { writable: ws }, { readable: {}, writable: ws }, { readable: rs, writable: {} }]) {
+  for (
+    const bad of [undefined, {}, { readable: rs }, { writable: ws }, { readable: {}, writable: ws }, {
+      readable: rs,
+      writable: {},
+    }]
+  ) {
     assert.instance(syncError(() => src.stream.pipeThrough(bad as never)), TypeError);
   }
   assert.is(src.stream.locked, false);
@@ -507,8 +524,16 @@ test("signal: aborting a pipe goes through no patched Array.prototype.push or ar
   const ArrayIteratorPrototype = Object.getPrototypeOf([][Symbol.iterator]()) as object;
   let cancelled = 0;
   let aborted = 0;
-  const rs = new ReadableStream({ cancel() { cancelled++; } });
-  const ws = new WritableStream({ abort() { aborted++; } });
+  const rs = new ReadableStream({
+    cancel() {
+      cancelled++;
+    },
+  });
+  const ws = new WritableStream({
+    abort() {
+      aborted++;
+    },
+  });
   const ac = new AbortController();
   const reason = new Error("stop");
   let outcome: unknown;
@@ -531,13 +556,29 @@ test("signal: an 'abort' event dispatched on a signal that is not aborted does n
   let cancelled = 0;
   let aborted = 0;
   let controller!: ReadableStreamDefaultController<string>;
-  const rs = new ReadableStream<string>({ start(c) { controller = c; }, cancel() { cancelled++; } });
+  const rs = new ReadableStream<string>({
+    start(c) {
+      controller = c;
+    },
+    cancel() {
+      cancelled++;
+    },
+  });
   const written: string[] = [];
-  const ws = new WritableStream<string>({ write(chunk) { written.push(chunk); }, abort() { aborted++; } });
+  const ws = new WritableStream<string>({
+    write(chunk) {
+      written.push(chunk);
+    },
+    abort() {
+      aborted++;
+    },
+  });
   const ac = new AbortController();
   let settled: unknown = "pending";
   const pipe = rs.pipeTo(ws, { signal: ac.signal }).then(() => "fulfilled", (e: unknown) => e);
-  void pipe.then((v) => { settled = v; });
+  void pipe.then((v) => {
+    settled = v;
+  });
   await delay();
   ac.signal.dispatchEvent(new Event("abort"));
   await delay();

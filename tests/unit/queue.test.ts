@@ -11,7 +11,12 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { RequestQueue, RingQueue } from "../../core/shared/queue.ts";
-import { type ReadableByteStreamController, type ReadableStreamDefaultController, ReadableStream, WritableStream } from "../../mod.ts";
+import {
+  type ReadableByteStreamController,
+  ReadableStream,
+  type ReadableStreamDefaultController,
+  WritableStream,
+} from "../../mod.ts";
 
 const SIZES = [0, 1, 15, 16, 17, 1000, 100_000] as const;
 /** where the head is when the queue grows: 0, just past the start, the middle and the end of the first array */
@@ -161,7 +166,10 @@ const API_OFFSETS = [0, 7] as const;
  */
 async function guarded(what: string, fn: () => Promise<void>, ms = 10_000): Promise<void> {
   const unhandled: unknown[] = [];
-  const g = globalThis as { process?: { on(e: string, f: (r: unknown) => void): void; off(e: string, f: (r: unknown) => void): void }; Deno?: unknown };
+  const g = globalThis as {
+    process?: { on(e: string, f: (r: unknown) => void): void; off(e: string, f: (r: unknown) => void): void };
+    Deno?: unknown;
+  };
   const onNode = (reason: unknown): void => void unhandled.push(reason);
   const onWeb = (e: Event): void => {
     e.preventDefault();
@@ -250,7 +258,9 @@ function byteChunk(i: number): Uint8Array<ArrayBuffer> {
 function checkByteChunk(i: number, got: Uint8Array | undefined): void {
   const want = byteChunk(i);
   if (!got || got.length !== want.length || got.some((b, k) => b !== want[k])) {
-    assert.unreachable(`byte chunk ${i} is [${got ? Array.from(got).join(",") : got}], expected [${Array.from(want).join(",")}]`);
+    assert.unreachable(
+      `byte chunk ${i} is [${got ? Array.from(got).join(",") : got}], expected [${Array.from(want).join(",")}]`,
+    );
   }
 }
 
@@ -316,33 +326,34 @@ for (const offset of API_OFFSETS) {
   });
 }
 
-test(`WritableStream: ${BIG} writes queued behind a slow sink (write requests and chunk queue grown after wrapping), written in order, each promise fulfilled`, () => guarded("WritableStream", async () => {
-  const written: number[] = [];
-  let release!: () => void;
-  let gate: Promise<void> | undefined = new Promise((resolve) => (release = resolve));
-  const ws = new WritableStream<number>({
-    write(chunk) {
-      written.push(chunk);
-      if (gate) {
-        const g = gate;
-        gate = undefined;
-        return g;
-      }
-      return undefined;
-    },
-  });
-  const writer = ws.getWriter();
-  await writer.ready;
-  // the first write holds the sink; the rest queue up (far past 16), and their promises settle in order
-  const done: number[] = [];
-  const writes: Promise<void>[] = [];
-  for (let i = 0; i < BIG; i++) writes.push(writer.write(i).then(() => void done.push(i)));
-  assert.is(writer.desiredSize, 1 - BIG);
-  release();
-  await Promise.all(writes);
-  expectInOrder("sink writes", written, 0, BIG);
-  expectInOrder("write promises", done, 0, BIG);
-  await writer.close();
-}));
+test(`WritableStream: ${BIG} writes queued behind a slow sink (write requests and chunk queue grown after wrapping), written in order, each promise fulfilled`, () =>
+  guarded("WritableStream", async () => {
+    const written: number[] = [];
+    let release!: () => void;
+    let gate: Promise<void> | undefined = new Promise((resolve) => (release = resolve));
+    const ws = new WritableStream<number>({
+      write(chunk) {
+        written.push(chunk);
+        if (gate) {
+          const g = gate;
+          gate = undefined;
+          return g;
+        }
+        return undefined;
+      },
+    });
+    const writer = ws.getWriter();
+    await writer.ready;
+    // the first write holds the sink; the rest queue up (far past 16), and their promises settle in order
+    const done: number[] = [];
+    const writes: Promise<void>[] = [];
+    for (let i = 0; i < BIG; i++) writes.push(writer.write(i).then(() => void done.push(i)));
+    assert.is(writer.desiredSize, 1 - BIG);
+    release();
+    await Promise.all(writes);
+    expectInOrder("sink writes", written, 0, BIG);
+    expectInOrder("write promises", done, 0, BIG);
+    await writer.close();
+  }));
 
 test.run();

@@ -6,7 +6,13 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { ByteLengthQueuingStrategy, CountQueuingStrategy, ReadableStream, ReadableStreamDefaultController, WritableStream } from "../../mod.ts";
+import {
+  ByteLengthQueuingStrategy,
+  CountQueuingStrategy,
+  ReadableStream,
+  ReadableStreamDefaultController,
+  WritableStream,
+} from "../../mod.ts";
 
 function syncError(fn: () => unknown): unknown {
   try {
@@ -174,7 +180,10 @@ test("the two strategies have different size functions", () => {
 });
 
 test("ByteLengthQueuingStrategy drives a WritableStream's desiredSize by byte count", () => {
-  const writable = new WritableStream<Uint8Array>({ write: () => new Promise(() => {}) }, new ByteLengthQueuingStrategy({ highWaterMark: 10 }));
+  const writable = new WritableStream<Uint8Array>(
+    { write: () => new Promise(() => {}) },
+    new ByteLengthQueuingStrategy({ highWaterMark: 10 }),
+  );
   const writer = writable.getWriter();
   void writer.write(new Uint8Array(4));
   assert.is(writer.desiredSize, 6);
@@ -184,7 +193,10 @@ test("ByteLengthQueuingStrategy drives a WritableStream's desiredSize by byte co
 
 test("a strategy with an invalid highWaterMark makes the stream constructor throw RangeError", () => {
   assert.instance(syncError(() => new ReadableStream({}, new CountQueuingStrategy({ highWaterMark: -1 }))), RangeError);
-  assert.instance(syncError(() => new WritableStream({}, new ByteLengthQueuingStrategy({ highWaterMark: NaN }))), RangeError);
+  assert.instance(
+    syncError(() => new WritableStream({}, new ByteLengthQueuingStrategy({ highWaterMark: NaN }))),
+    RangeError,
+  );
 });
 
 test.run();

@@ -216,7 +216,9 @@ test("pull timeline: where a read loop falls behind (two chunks per pull), batch
   for (const consume of [readManyLoop, batchesLoop]) {
     const got = pulls((await timeline(make, consume)).log);
     assert.is(got.length, reference.length, "as many pull() calls");
-    got.forEach((desired, i) => assert.ok(desired >= reference[i]!, `pull ${i}: desiredSize ${desired} >= ${reference[i]}`));
+    got.forEach((desired, i) =>
+      assert.ok(desired >= reference[i]!, `pull ${i}: desiredSize ${desired} >= ${reference[i]}`)
+    );
     assert.ok(got.every((d) => d === 3), "the batch consumer keeps the queue empty");
   }
 });

@@ -81,7 +81,9 @@ export function bounded<T>(promise: Promise<T>, what: string, ms: number = TIMEO
 }
 
 /** What a promise settled with: `{ ok: true, value }` or `{ ok: false, error }`. */
-export async function settle<T>(p: Promise<T> | (() => Promise<T> | T)): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+export async function settle<T>(
+  p: Promise<T> | (() => Promise<T> | T),
+): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
   try {
     return { ok: true, value: await (typeof p === "function" ? p() : p) };
   } catch (error) {
@@ -103,7 +105,9 @@ export async function errorOf(fn: () => unknown, what: string): Promise<Error> {
 /** The HTML rows of a render, in order (what the client must receive, before the transforms). */
 export function renderRows(rows: number): string[] {
   const out = ["<!doctype html><table>\n"];
-  for (let i = 0; i < rows; i++) out.push(`<tr class="${i % 2 ? "odd" : "even"}"><td>${i}</td><td>row ${i} &amp; ümlaut €</td></tr>\n`);
+  for (let i = 0; i < rows; i++) {
+    out.push(`<tr class="${i % 2 ? "odd" : "even"}"><td>${i}</td><td>row ${i} &amp; ümlaut €</td></tr>\n`);
+  }
   out.push("</table>\n");
   return out;
 }
@@ -129,46 +133,54 @@ export function streamInit(method: string, body: unknown): RequestInit {
 /** A fusestreams byte stream rendering `rows`: one encoded row per pull, an await every 25 rows. */
 export function render(rows: string[]): ReadableStream<Uint8Array> {
   let i = 0;
-  return typedAsGlobal(new fuse.ReadableStream<Uint8Array>({
-    async pull(c) {
-      if (i % 25 === 24) await new Promise((r) => setTimeout(r, 0));
-      c.enqueue(enc.encode(rows[i++]!));
-      if (i === rows.length) c.close();
-    },
-  }));
+  return typedAsGlobal(
+    new fuse.ReadableStream<Uint8Array>({
+      async pull(c) {
+        if (i % 25 === 24) await new Promise((r) => setTimeout(r, 0));
+        c.enqueue(enc.encode(rows[i++]!));
+        if (i === rows.length) c.close();
+      },
+    }),
+  );
 }
 
 /** Bytes → text (UTF-8, split characters kept whole across chunks). */
 export function decodeText(): TransformStream<Uint8Array, string> {
   const d = new TextDecoder();
-  return typedAsGlobal(new fuse.TransformStream<Uint8Array, string>({
-    transform(chunk, c) {
-      const s = d.decode(chunk, { stream: true });
-      if (s) c.enqueue(s);
-    },
-    flush(c) {
-      const s = d.decode();
-      if (s) c.enqueue(s);
-    },
-  }));
+  return typedAsGlobal(
+    new fuse.TransformStream<Uint8Array, string>({
+      transform(chunk, c) {
+        const s = d.decode(chunk, { stream: true });
+        if (s) c.enqueue(s);
+      },
+      flush(c) {
+        const s = d.decode();
+        if (s) c.enqueue(s);
+      },
+    }),
+  );
 }
 
 /** Text → text: "row" becomes "ROW". */
 export function upperRow(): TransformStream<string, string> {
-  return typedAsGlobal(new fuse.TransformStream<string, string>({
-    transform(chunk, c) {
-      c.enqueue(chunk.replaceAll("row", "ROW"));
-    },
-  }));
+  return typedAsGlobal(
+    new fuse.TransformStream<string, string>({
+      transform(chunk, c) {
+        c.enqueue(chunk.replaceAll("row", "ROW"));
+      },
+    }),
+  );
 }
 
 /** Text → UTF-8 bytes. */
 export function encodeText(): TransformStream<string, Uint8Array> {
-  return typedAsGlobal(new fuse.TransformStream<string, Uint8Array>({
-    transform(chunk, c) {
-      c.enqueue(enc.encode(chunk));
-    },
-  }));
+  return typedAsGlobal(
+    new fuse.TransformStream<string, Uint8Array>({
+      transform(chunk, c) {
+        c.enqueue(enc.encode(chunk));
+      },
+    }),
+  );
 }
 
 /** What the client must see after the 3 transforms. */
@@ -183,18 +195,22 @@ export function counter(): { stream: TransformStream<Uint8Array, Uint8Array>; ch
     bytes: 0,
     stream: undefined as unknown as TransformStream<Uint8Array, Uint8Array>,
   };
-  state.stream = typedAsGlobal(new fuse.TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, c) {
-      state.chunks++;
-      state.bytes += chunk.byteLength;
-      c.enqueue(chunk);
-    },
-  }));
+  state.stream = typedAsGlobal(
+    new fuse.TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, c) {
+        state.chunks++;
+        state.bytes += chunk.byteLength;
+        c.enqueue(chunk);
+      },
+    }),
+  );
   return state;
 }
 
 /** Concatenates everything a stream yields (bytes) into one string. */
-export async function collectText(stream: { getReader(): { read(): Promise<{ done: boolean; value?: unknown }> } }): Promise<string> {
+export async function collectText(
+  stream: { getReader(): { read(): Promise<{ done: boolean; value?: unknown }> } },
+): Promise<string> {
   const reader = stream.getReader();
   const parts: Uint8Array[] = [];
   for (;;) {
@@ -208,12 +224,14 @@ export async function collectText(stream: { getReader(): { read(): Promise<{ don
 
 /** A fusestreams stream of the given chunks (whatever they are), then closed. */
 export function oursOf<T>(...chunks: T[]): ReadableStream<T> {
-  return typedAsGlobal(new fuse.ReadableStream<T>({
-    start(c) {
-      for (const chunk of chunks) c.enqueue(chunk);
-      c.close();
-    },
-  }));
+  return typedAsGlobal(
+    new fuse.ReadableStream<T>({
+      start(c) {
+        for (const chunk of chunks) c.enqueue(chunk);
+        c.close();
+      },
+    }),
+  );
 }
 
 /** A native stream of the given chunks, then closed. */
@@ -243,7 +261,11 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
   const { runtime, adapter, serve } = options;
   const here = serve !== undefined;
   const label = runtime.toLowerCase();
-  if (!here) console.log(`${label}-adapter: the ${runtime} tests are skipped on ${currentRuntime} (they need ${runtime}'s own server, fetch and globals)`);
+  if (!here) {
+    console.log(
+      `${label}-adapter: the ${runtime} tests are skipped on ${currentRuntime} (they need ${runtime}'s own server, fetch and globals)`,
+    );
+  }
 
   /** A test that runs only on the adapter's runtime, bounded in time, the patch always taken off after it. */
   const onRuntime = (name: string, fn: (serve: Serve) => Promise<void>): void => {
@@ -298,7 +320,10 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
       assert.instance(error, Error, "it throws");
       const message = (error as Error).message;
       assert.ok(message.includes(runtime), `the message names the adapter's runtime: ${message}`);
-      assert.ok(message.includes(currentRuntime) || message.includes("not"), `the message says where it runs: ${message}`);
+      assert.ok(
+        message.includes(currentRuntime) || message.includes("not"),
+        `the message says where it runs: ${message}`,
+      );
       assert.not.ok(adapter.isGlobalWebStreamsPatched());
       assert.equal(diffSnapshot(before, snapshotGlobals()), [], "nothing changed");
       assert.is(globalThis.ReadableStream, Native.ReadableStream);
@@ -311,10 +336,15 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     test(`${label}: a ${runtime} namespace put on ${currentRuntime}'s global by a shim does not make the adapter patch`, () => {
       const had = Object.getOwnPropertyDescriptor(globalThis, runtime);
       const fake = runtime === "Deno" ? { version: { deno: "9.9.9", v8: "0", typescript: "0" } } : { version: "9.9.9" };
-      if (had === undefined) Object.defineProperty(globalThis, runtime, { value: fake, configurable: true, writable: true });
+      if (had === undefined) {
+        Object.defineProperty(globalThis, runtime, { value: fake, configurable: true, writable: true });
+      }
       try {
         const before = snapshotGlobals();
-        assert.throws(() => adapter.patchGlobalWebStreams(), (e: unknown) => e instanceof TypeError && (e as Error).message.includes(runtime));
+        assert.throws(
+          () => adapter.patchGlobalWebStreams(),
+          (e: unknown) => e instanceof TypeError && (e as Error).message.includes(runtime),
+        );
         assert.not.ok(adapter.isGlobalWebStreamsPatched());
         assert.equal(diffSnapshot(before, snapshotGlobals()), [], "nothing changed");
       } finally {
@@ -365,123 +395,141 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
 
   // ---- a server streaming a render through 3 of our transforms, the runtime's fetch piping and cloning
 
-  onRuntime("server: render -> 3 transforms -> Response; fetch -> body through ours -> clone (6 requests, 3 at a time)", async () => {
-    const rows = renderRows(300);
-    const expected = expectedRender(rows);
-    await patched(() =>
-      withServer(
-        () =>
-          new Response(render(rows).pipeThrough(decodeText()).pipeThrough(upperRow()).pipeThrough(encodeText()), {
-            headers: { "content-type": "text/html; charset=utf-8" },
-          }),
-        async (url) => {
-          const one = async (k: number): Promise<void> => {
-            const res = await fetch(`${url}/page/${k}`);
-            assert.is(res.status, 200);
-            assert.instance(res.body, globalThis.ReadableStream, "the fetch body is instanceof the (patched) global");
-            if (k % 2 === 0) {
-              // pipe through ours, wrap in a new Response, clone that
-              const count = counter();
-              const piped = new Response(res.body!.pipeThrough(count.stream));
-              const copy = piped.clone();
-              const [a, b] = await Promise.all([piped.text(), copy.text()]);
-              assert.is(a, expected, `request ${k}: the piped body`);
-              assert.is(b, expected, `request ${k}: its clone`);
-              assert.is(count.bytes, enc.encode(expected).byteLength);
-              assert.ok(count.chunks > 0);
-            } else {
-              // clone the fetch response itself, read one side through ours
-              const copy = res.clone();
-              const [a, b] = await Promise.all([collectText(res.body!.pipeThrough(counter().stream)), copy.text()]);
-              assert.is(a, expected, `request ${k}: the body through ours`);
-              assert.is(b, expected, `request ${k}: the clone`);
-            }
-          };
-          for (let wave = 0; wave < 2; wave++) await Promise.all([0, 1, 2].map((i) => one(wave * 3 + i)));
-        },
-      ),
-    );
-  });
+  onRuntime(
+    "server: render -> 3 transforms -> Response; fetch -> body through ours -> clone (6 requests, 3 at a time)",
+    async () => {
+      const rows = renderRows(300);
+      const expected = expectedRender(rows);
+      await patched(() =>
+        withServer(
+          () =>
+            new Response(render(rows).pipeThrough(decodeText()).pipeThrough(upperRow()).pipeThrough(encodeText()), {
+              headers: { "content-type": "text/html; charset=utf-8" },
+            }),
+          async (url) => {
+            const one = async (k: number): Promise<void> => {
+              const res = await fetch(`${url}/page/${k}`);
+              assert.is(res.status, 200);
+              assert.instance(res.body, globalThis.ReadableStream, "the fetch body is instanceof the (patched) global");
+              if (k % 2 === 0) {
+                // pipe through ours, wrap in a new Response, clone that
+                const count = counter();
+                const piped = new Response(res.body!.pipeThrough(count.stream));
+                const copy = piped.clone();
+                const [a, b] = await Promise.all([piped.text(), copy.text()]);
+                assert.is(a, expected, `request ${k}: the piped body`);
+                assert.is(b, expected, `request ${k}: its clone`);
+                assert.is(count.bytes, enc.encode(expected).byteLength);
+                assert.ok(count.chunks > 0);
+              } else {
+                // clone the fetch response itself, read one side through ours
+                const copy = res.clone();
+                const [a, b] = await Promise.all([collectText(res.body!.pipeThrough(counter().stream)), copy.text()]);
+                assert.is(a, expected, `request ${k}: the body through ours`);
+                assert.is(b, expected, `request ${k}: the clone`);
+              }
+            };
+            for (let wave = 0; wave < 2; wave++) await Promise.all([0, 1, 2].map((i) => one(wave * 3 + i)));
+          },
+        )
+      );
+    },
+  );
 
-  onRuntime("request bodies: fetch(url, { body: ours }) and new Request(url, { body: ours }) arrive exactly, server reads them through ours", async () => {
-    const rows = renderRows(120);
-    const expected = rows.join("");
-    await patched(() =>
-      withServer(
-        async (req) => {
-          assert.instance(req.body, globalThis.ReadableStream);
-          const text = await collectText(req.body!.pipeThrough(decodeText()).pipeThrough(encodeText()));
-          return new Response(`${req.method} ${text.length} ${text}`);
-        },
-        async (url) => {
-          const a = await fetch(url, streamInit("POST", render(rows)));
-          assert.is(await a.text(), `POST ${expected.length} ${expected}`, "fetch with our stream as body");
-          const request = new Request(url, streamInit("PUT", render(rows)));
-          const copy = request.clone();
-          const b = await fetch(request);
-          assert.is(await b.text(), `PUT ${expected.length} ${expected}`, "new Request with our stream as body");
-          assert.is(await copy.text(), expected, "the request's clone");
-        },
-      ),
-    );
-  });
+  onRuntime(
+    "request bodies: fetch(url, { body: ours }) and new Request(url, { body: ours }) arrive exactly, server reads them through ours",
+    async () => {
+      const rows = renderRows(120);
+      const expected = rows.join("");
+      await patched(() =>
+        withServer(
+          async (req) => {
+            assert.instance(req.body, globalThis.ReadableStream);
+            const text = await collectText(req.body!.pipeThrough(decodeText()).pipeThrough(encodeText()));
+            return new Response(`${req.method} ${text.length} ${text}`);
+          },
+          async (url) => {
+            const a = await fetch(url, streamInit("POST", render(rows)));
+            assert.is(await a.text(), `POST ${expected.length} ${expected}`, "fetch with our stream as body");
+            const request = new Request(url, streamInit("PUT", render(rows)));
+            const copy = request.clone();
+            const b = await fetch(request);
+            assert.is(await b.text(), `PUT ${expected.length} ${expected}`, "new Request with our stream as body");
+            assert.is(await copy.text(), expected, "the request's clone");
+          },
+        )
+      );
+    },
+  );
 
-  onRuntime("the runtime's own streams pipe into ours: Blob.stream(), CompressionStream, TextDecoderStream readable sides", async () => {
-    const rows = renderRows(200);
-    const text = rows.join("");
-    await patched(async () => {
-      const count = counter();
-      assert.is(await collectText(new Blob([text]).stream().pipeThrough(count.stream)), text, "Blob.stream() through ours");
-      assert.ok(count.chunks > 0);
+  onRuntime(
+    "the runtime's own streams pipe into ours: Blob.stream(), CompressionStream, TextDecoderStream readable sides",
+    async () => {
+      const rows = renderRows(200);
+      const text = rows.join("");
+      await patched(async () => {
+        const count = counter();
+        assert.is(
+          await collectText(new Blob([text]).stream().pipeThrough(count.stream)),
+          text,
+          "Blob.stream() through ours",
+        );
+        assert.ok(count.chunks > 0);
 
-      const gz = render(rows).pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>).pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
-      assert.is(await collectText(gz.pipeThrough(counter().stream)), text, "ours -> gzip -> gunzip -> ours");
+        const gz = render(rows).pipeThrough(
+          new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
+        ).pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
+        assert.is(await collectText(gz.pipeThrough(counter().stream)), text, "ours -> gzip -> gunzip -> ours");
 
-      const strings: string[] = [];
-      await render(rows)
-        .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)
-        .pipeThrough(upperRow())
-        .pipeTo(
-          new globalThis.WritableStream<string>({
-            write(s) {
-              strings.push(s);
+        const strings: string[] = [];
+        await render(rows)
+          .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)
+          .pipeThrough(upperRow())
+          .pipeTo(
+            new globalThis.WritableStream<string>({
+              write(s) {
+                strings.push(s);
+              },
+            }),
+          );
+        assert.is(strings.join(""), expectedRender(rows), "ours -> TextDecoderStream -> ours -> our sink");
+
+        const sink: string[] = [];
+        await new Blob([text]).stream().pipeTo(
+          new globalThis.WritableStream<Uint8Array>({
+            write(chunk) {
+              sink.push(dec.decode(chunk, { stream: true }));
             },
           }),
         );
-      assert.is(strings.join(""), expectedRender(rows), "ours -> TextDecoderStream -> ours -> our sink");
-
-      const sink: string[] = [];
-      await new Blob([text]).stream().pipeTo(
-        new globalThis.WritableStream<Uint8Array>({
-          write(chunk) {
-            sink.push(dec.decode(chunk, { stream: true }));
-          },
-        }),
-      );
-      assert.is(sink.join(""), text, "native pipeTo into our WritableStream");
-    });
-  });
+        assert.is(sink.join(""), text, "native pipeTo into our WritableStream");
+      });
+    },
+  );
 
   // ---- toNativeReadableStream without the patch
 
-  onRuntime("toNativeReadableStream: a native stream of the same chunks (any chunk, by identity); a native Response reads its bytes", async () => {
-    assert.not.ok(adapter.isGlobalWebStreamsPatched());
-    const bytes = enc.encode("0123456789abcdef");
-    const views = [bytes.subarray(0, 3), bytes.subarray(3, 9), new Uint8Array(0), bytes.subarray(9)];
-    const native = adapter.toNativeReadableStream(oursOf(...views));
-    assert.ok(native instanceof Native.ReadableStream, "instanceof the native class");
-    assert.not.ok((native as unknown) instanceof fuse.ReadableStream);
-    assert.is(await new Response(asBody(native)).text(), "0123456789abcdef");
+  onRuntime(
+    "toNativeReadableStream: a native stream of the same chunks (any chunk, by identity); a native Response reads its bytes",
+    async () => {
+      assert.not.ok(adapter.isGlobalWebStreamsPatched());
+      const bytes = enc.encode("0123456789abcdef");
+      const views = [bytes.subarray(0, 3), bytes.subarray(3, 9), new Uint8Array(0), bytes.subarray(9)];
+      const native = adapter.toNativeReadableStream(oursOf(...views));
+      assert.ok(native instanceof Native.ReadableStream, "instanceof the native class");
+      assert.not.ok((native as unknown) instanceof fuse.ReadableStream);
+      assert.is(await new Response(asBody(native)).text(), "0123456789abcdef");
 
-    const things: unknown[] = ["a string", 42, { an: "object" }, bytes.buffer];
-    const reader = adapter.toNativeReadableStream(oursOf(...things)).getReader();
-    for (const thing of things) {
-      const { done, value } = await reader.read();
-      assert.not.ok(done);
-      assert.is(value, thing, "the same chunk, not a copy or a conversion");
-    }
-    assert.ok((await reader.read()).done);
-  });
+      const things: unknown[] = ["a string", 42, { an: "object" }, bytes.buffer];
+      const reader = adapter.toNativeReadableStream(oursOf(...things)).getReader();
+      for (const thing of things) {
+        const { done, value } = await reader.read();
+        assert.not.ok(done);
+        assert.is(value, thing, "the same chunk, not a copy or a conversion");
+      }
+      assert.ok((await reader.read()).done);
+    },
+  );
 
   onRuntime("toNativeReadableStream: backpressure (a slow consumer never makes us buffer the source)", async () => {
     let pulls = 0;
@@ -507,44 +555,47 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     await reader.cancel();
   });
 
-  onRuntime("toNativeReadableStream: cancel reaches our source with the reason; our error reaches the native reader by identity", async () => {
-    let cancelled: unknown = "not cancelled";
-    const source = new fuse.ReadableStream<Uint8Array>({
-      pull(c) {
-        c.enqueue(new Uint8Array([1]));
-      },
-      cancel(reason) {
-        cancelled = reason;
-      },
-    });
-    const native = adapter.toNativeReadableStream(source);
-    const reader = native.getReader();
-    await reader.read();
-    const reason = new Error("consumer gave up");
-    await reader.cancel(reason);
-    assert.is(cancelled, reason, "the cancel reason, by identity");
+  onRuntime(
+    "toNativeReadableStream: cancel reaches our source with the reason; our error reaches the native reader by identity",
+    async () => {
+      let cancelled: unknown = "not cancelled";
+      const source = new fuse.ReadableStream<Uint8Array>({
+        pull(c) {
+          c.enqueue(new Uint8Array([1]));
+        },
+        cancel(reason) {
+          cancelled = reason;
+        },
+      });
+      const native = adapter.toNativeReadableStream(source);
+      const reader = native.getReader();
+      await reader.read();
+      const reason = new Error("consumer gave up");
+      await reader.cancel(reason);
+      assert.is(cancelled, reason, "the cancel reason, by identity");
 
-    const boom = new Error("source failed");
-    let sent = 0;
-    const failing = new fuse.ReadableStream<Uint8Array>({
-      pull(c) {
-        if (++sent === 3) throw boom;
-        c.enqueue(new Uint8Array([sent]));
-      },
-    });
-    const r2 = adapter.toNativeReadableStream(failing).getReader();
-    const got: number[] = [];
-    const end = await settle(async () => {
-      for (;;) {
-        const { done, value } = await r2.read();
-        if (done) return;
-        got.push(...value!);
-      }
-    });
-    assert.equal(got, [1, 2], "the chunks before the error");
-    assert.not.ok(end.ok);
-    assert.is(!end.ok && end.error, boom, "the same error object");
-  });
+      const boom = new Error("source failed");
+      let sent = 0;
+      const failing = new fuse.ReadableStream<Uint8Array>({
+        pull(c) {
+          if (++sent === 3) throw boom;
+          c.enqueue(new Uint8Array([sent]));
+        },
+      });
+      const r2 = adapter.toNativeReadableStream(failing).getReader();
+      const got: number[] = [];
+      const end = await settle(async () => {
+        for (;;) {
+          const { done, value } = await r2.read();
+          if (done) return;
+          got.push(...value!);
+        }
+      });
+      assert.equal(got, [1, 2], "the chunks before the error");
+      assert.not.ok(end.ok);
+      assert.is(!end.ok && end.error, boom, "the same error object");
+    },
+  );
 
   onRuntime("toNativeReadableStream: a native Response takes it and the runtime's fetch sends it", async () => {
     const rows = renderRows(100);
@@ -559,200 +610,269 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     );
   });
 
-  onRuntime("bodies of ours: backpressure (a slow reader of the body keeps our source paused), cancel and errors both ways", async () => {
-    await patched(async () => {
-      let pulls = 0;
-      let cancelled: unknown = "not cancelled";
-      const source = new fuse.ReadableStream<Uint8Array>({
-        pull(c) {
-          pulls++;
-          c.enqueue(new Uint8Array(1024).fill(pulls & 255));
-          if (pulls === 100_000) c.close();
-        },
-        cancel(reason) {
-          cancelled = reason;
-        },
-      });
-      const reader = new Response(asBody(source)).body!.getReader();
-      let bytes = 0;
-      for (let i = 0; i < 3; i++) {
-        const { done, value } = await reader.read();
-        assert.not.ok(done);
-        bytes += value!.byteLength;
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      const paused = pulls;
-      await new Promise((r) => setTimeout(r, 30));
-      assert.is(pulls, paused, `the source stays paused while nobody reads (${pulls} pulls for ${bytes} bytes read)`);
-      assert.ok(pulls * 1024 < bytes + 512 * 1024, `bounded read-ahead: ${pulls} pulls for ${bytes} bytes read`);
-      const reason = new Error("client went away");
-      await reader.cancel(reason);
-      assert.is(cancelled, reason, "the cancel reason reaches our source by identity");
-
-      const boom = new Error("render failed");
-      let n = 0;
-      const failing = new fuse.ReadableStream<Uint8Array>({
-        pull(c) {
-          if (++n === 4) throw boom;
-          c.enqueue(enc.encode(`part ${n};`));
-        },
-      });
-      const text = await settle(new Response(asBody(failing)).text());
-      assert.not.ok(text.ok);
-      assert.is(!text.ok && text.error, boom, "our error ends the body with the same object");
-    });
-  });
-
-  onRuntime("an async-iterable body (a generator) is taken as natively: Response text() and body, Request text(), fetch", async () => {
-    const gen = () => ({
-      async *[Symbol.asyncIterator]() {
-        yield enc.encode("from ");
-        yield enc.encode("a generator");
-      },
-    });
-    const observe = async (url: string) => {
-      const out: Record<string, string> = {};
-      const run = async (what: string, fn: () => Promise<string>) => {
-        const r = await settle(fn);
-        out[what] = r.ok ? r.value : `${(r as { error: Error }).error.name}: ${(r as { error: Error }).error.message}`;
-      };
-      await run("Response text()", () => new Response(gen() as unknown as BodyInit).text());
-      await run("Response body", () => collectText(new Response(gen() as unknown as BodyInit).body!));
-      await run("Request text()", () => new Request(url, { method: "POST", body: gen() as unknown as BodyInit, duplex: "half" } as RequestInit).text());
-      await run("fetch", async () => (await fetch(url, { method: "POST", body: gen() as unknown as BodyInit, duplex: "half" } as RequestInit)).text());
-      return out;
-    };
-    await withServer(
-      async (req) => new Response(`got ${await req.text()}`),
-      async (url) => {
-        const expected = await observe(url);
-        assert.is(expected["Response text()"], "from a generator");
-        assert.equal(await patched(() => observe(url)), expected);
-      },
-    );
-  });
-
-  onRuntime("new Request(url, init) and fetch(url, init) with a body of ours read init's other members as natively (inherited, non-enumerable, getters)", async () => {
-    await withServer(
-      async (req) => new Response(await describeRequest(req)),
-      async (url) => {
-        for (const [what, { make: init, expected: known }] of Object.entries(INIT_CASES)) {
-          const expected = await describeRequest(new Native.Request(url, init(nativeOf(enc.encode("body")))));
-          assert.is(expected, known);
-          const fetched = await (await fetch(url, init(nativeOf(enc.encode("body"))) as RequestInit)).text();
-          await patched(async () => {
-            assert.is(await describeRequest(new Request(url, init(oursOf(enc.encode("body"))))), expected, `new Request: ${what}`);
-            assert.is(await (await fetch(url, init(oursOf(enc.encode("body"))) as RequestInit)).text(), fetched, `fetch: ${what}`);
-          });
-        }
-      },
-    );
-  });
-
-  onRuntime("a body locked by a reader of response.body: text(), arrayBuffer(), blob(), clone() and a pipe as for a native body", async () => {
-    const bytes = () => enc.encode("some body");
-    const kinds: [string, () => unknown, () => unknown][] = [
-      ["a string body", () => "some body", () => "some body"],
-      ["a native stream body", () => nativeOf(bytes()), () => nativeOf(bytes())],
-      ["a body of ours", () => nativeOf(bytes()), () => oursOf(bytes())],
-    ];
-    for (const [kind, native, ours] of kinds) {
-      const expected = await lockedBodyOutcomes(Native.Response, native);
-      assert.match(expected["locked text()"]!, /Error/, `${kind}: natively a locked body cannot be read`);
-      const actual = await patched(() => lockedBodyOutcomes(Response, ours));
-      assert.equal(actual, expected, kind);
-    }
-  });
-
-  onRuntime("a Request whose body a reader of request.body holds: new Request(request) and fetch(request) as natively", async () => {
-    await withServer(
-      async (req) => new Response(await req.text()),
-      async (url) => {
-        const observe = async () => {
-          const out: Record<string, string> = {};
-          for (const [what, use] of [
-            ["new Request(request)", (r: Request) => new Request(r)],
-            ["fetch(request)", (r: Request) => fetch(r).then((res) => res.text())],
-          ] as const) {
-            const request = new Request(url, { method: "POST", body: "some body" });
-            request.body!.getReader();
-            const r = await settle(async () => await use(request));
-            out[what] = r.ok ? (r.value instanceof Request ? "a Request" : `ok ${String(r.value)}`) : `${(r as { error: Error }).error.name}: ${(r as { error: Error }).error.message}`;
-          }
-          return out;
-        };
-        const expected = await observe();
-        assert.equal(await patched(observe), expected);
-      },
-    );
-  });
-
-  onRuntime("bodies of ours: cancel() after a read reaches our source with exactly its reason (none: undefined) and our cancel's failure, as for a native body", async () => {
-    /** What the source saw and what the body's cancel() gave, for a body of `RS` read once, then cancelled. */
-    const observe = async (RS: typeof Native.ReadableStream, Res: typeof Response, reason: unknown, failure: unknown) => {
-      const seen: unknown[] = [];
-      const source = new RS<Uint8Array>(
-        {
+  onRuntime(
+    "bodies of ours: backpressure (a slow reader of the body keeps our source paused), cancel and errors both ways",
+    async () => {
+      await patched(async () => {
+        let pulls = 0;
+        let cancelled: unknown = "not cancelled";
+        const source = new fuse.ReadableStream<Uint8Array>({
           pull(c) {
-            c.enqueue(enc.encode("chunk;"));
+            pulls++;
+            c.enqueue(new Uint8Array(1024).fill(pulls & 255));
+            if (pulls === 100_000) c.close();
           },
-          cancel(r) {
-            seen.push(r);
-            if (failure !== undefined) throw failure;
+          cancel(reason) {
+            cancelled = reason;
           },
-        },
-        { highWaterMark: 0 },
-      );
-      const reader = new Res(asBody(source)).body!.getReader();
-      await reader.read();
-      const result = await settle(reader.cancel(reason));
-      return { seen, result: result.ok ? "fulfilled" : (result as { error: unknown }).error };
-    };
-    const failure = new Error("our cancel failed");
-    for (const [what, reason, fails] of [["no reason", undefined, undefined], ["a reason", { why: "stop" }, undefined], ["a failing cancel", "r", failure]] as const) {
-      const expected = await observe(Native.ReadableStream, Native.Response, reason, fails);
-      await patched(async () => {
-        const actual = await observe(fuse.ReadableStream as unknown as typeof Native.ReadableStream, Response, reason, fails);
-        assert.is(actual.seen.length, 1, `${what}: our source cancelled once`);
-        assert.is(actual.seen[0], expected.seen[0], `${what}: the reason our source saw`);
-        assert.is(actual.result, expected.result, `${what}: what the body's cancel() gave`);
-      });
-    }
-  });
+        });
+        const reader = new Response(asBody(source)).body!.getReader();
+        let bytes = 0;
+        for (let i = 0; i < 3; i++) {
+          const { done, value } = await reader.read();
+          assert.not.ok(done);
+          bytes += value!.byteLength;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        const paused = pulls;
+        await new Promise((r) => setTimeout(r, 30));
+        assert.is(pulls, paused, `the source stays paused while nobody reads (${pulls} pulls for ${bytes} bytes read)`);
+        assert.ok(pulls * 1024 < bytes + 512 * 1024, `bounded read-ahead: ${pulls} pulls for ${bytes} bytes read`);
+        const reason = new Error("client went away");
+        await reader.cancel(reason);
+        assert.is(cancelled, reason, "the cancel reason reaches our source by identity");
 
-  onRuntime("bodies of ours read whole (text, arrayBuffer, bytes, json) leave the Response as a native body leaves it", async () => {
-    const json = '{"rows":[1,2,3],"name":"ümlaut"}';
-    const parts = [json.slice(0, 7), json.slice(7, 20), json.slice(20)].map((p) => enc.encode(p));
-    /** What a method returns and the Response's state afterwards, for a body of `make()`. */
-    const observe = async (ResponseClass: typeof Response, make: () => unknown, method: "text" | "arrayBuffer" | "bytes" | "json") => {
-      const r = new ResponseClass(asBody(make()));
-      const value = await (r[method] as () => Promise<unknown>).call(r);
-      const again = await settle((r.text as () => Promise<string>).call(r));
-      return {
-        value: value instanceof ArrayBuffer ? [...new Uint8Array(value)] : value instanceof Uint8Array ? [...value] : value,
-        type: Object.prototype.toString.call(value),
-        bodyUsed: r.bodyUsed,
-        locked: r.body?.locked,
-        again: again.ok ? `ok ${again.value}` : `${(again.error as Error).name}: ${(again.error as Error).message}`,
-      };
-    };
-    for (const method of ["text", "arrayBuffer", "bytes", "json"] as const) {
-      if (typeof (Native.Response.prototype as unknown as Record<string, unknown>)[method] !== "function") continue;
-      const expected = await observe(Native.Response, () => nativeOf(...parts.map((p) => p.slice())), method);
-      await patched(async () => {
-        const actual = await observe(Response, () => oursOf(...parts.map((p) => p.slice())), method);
-        assert.equal(actual, expected, method);
+        const boom = new Error("render failed");
+        let n = 0;
+        const failing = new fuse.ReadableStream<Uint8Array>({
+          pull(c) {
+            if (++n === 4) throw boom;
+            c.enqueue(enc.encode(`part ${n};`));
+          },
+        });
+        const text = await settle(new Response(asBody(failing)).text());
+        assert.not.ok(text.ok);
+        assert.is(!text.ok && text.error, boom, "our error ends the body with the same object");
       });
-    }
-    await patched(async () => {
-      const bad = await settle(new Response(asBody(oursOf(enc.encode("{not json")))).json());
-      assert.instance(!bad.ok && bad.error, SyntaxError, "json() of bad JSON: a SyntaxError");
-      const copy = new Response(asBody(oursOf(...parts.map((p) => p.slice()))));
-      const clone = copy.clone();
-      assert.equal(await clone.json(), JSON.parse(json), "a clone, then json()");
-      assert.is(await copy.text(), json);
-    });
-  });
+    },
+  );
+
+  onRuntime(
+    "an async-iterable body (a generator) is taken as natively: Response text() and body, Request text(), fetch",
+    async () => {
+      const gen = () => ({
+        async *[Symbol.asyncIterator]() {
+          yield enc.encode("from ");
+          yield enc.encode("a generator");
+        },
+      });
+      const observe = async (url: string) => {
+        const out: Record<string, string> = {};
+        const run = async (what: string, fn: () => Promise<string>) => {
+          const r = await settle(fn);
+          out[what] = r.ok
+            ? r.value
+            : `${(r as { error: Error }).error.name}: ${(r as { error: Error }).error.message}`;
+        };
+        await run("Response text()", () => new Response(gen() as unknown as BodyInit).text());
+        await run("Response body", () => collectText(new Response(gen() as unknown as BodyInit).body!));
+        await run(
+          "Request text()",
+          () =>
+            new Request(url, { method: "POST", body: gen() as unknown as BodyInit, duplex: "half" } as RequestInit)
+              .text(),
+        );
+        await run(
+          "fetch",
+          async () =>
+            (await fetch(url, { method: "POST", body: gen() as unknown as BodyInit, duplex: "half" } as RequestInit))
+              .text(),
+        );
+        return out;
+      };
+      await withServer(
+        async (req) => new Response(`got ${await req.text()}`),
+        async (url) => {
+          const expected = await observe(url);
+          assert.is(expected["Response text()"], "from a generator");
+          assert.equal(await patched(() => observe(url)), expected);
+        },
+      );
+    },
+  );
+
+  onRuntime(
+    "new Request(url, init) and fetch(url, init) with a body of ours read init's other members as natively (inherited, non-enumerable, getters)",
+    async () => {
+      await withServer(
+        async (req) => new Response(await describeRequest(req)),
+        async (url) => {
+          for (const [what, { make: init, expected: known }] of Object.entries(INIT_CASES)) {
+            const expected = await describeRequest(new Native.Request(url, init(nativeOf(enc.encode("body")))));
+            assert.is(expected, known);
+            const fetched = await (await fetch(url, init(nativeOf(enc.encode("body"))) as RequestInit)).text();
+            await patched(async () => {
+              assert.is(
+                await describeRequest(new Request(url, init(oursOf(enc.encode("body"))))),
+                expected,
+                `new Request: ${what}`,
+              );
+              assert.is(
+                await (await fetch(url, init(oursOf(enc.encode("body"))) as RequestInit)).text(),
+                fetched,
+                `fetch: ${what}`,
+              );
+            });
+          }
+        },
+      );
+    },
+  );
+
+  onRuntime(
+    "a body locked by a reader of response.body: text(), arrayBuffer(), blob(), clone() and a pipe as for a native body",
+    async () => {
+      const bytes = () => enc.encode("some body");
+      const kinds: [string, () => unknown, () => unknown][] = [
+        ["a string body", () => "some body", () => "some body"],
+        ["a native stream body", () => nativeOf(bytes()), () => nativeOf(bytes())],
+        ["a body of ours", () => nativeOf(bytes()), () => oursOf(bytes())],
+      ];
+      for (const [kind, native, ours] of kinds) {
+        const expected = await lockedBodyOutcomes(Native.Response, native);
+        assert.match(expected["locked text()"]!, /Error/, `${kind}: natively a locked body cannot be read`);
+        const actual = await patched(() => lockedBodyOutcomes(Response, ours));
+        assert.equal(actual, expected, kind);
+      }
+    },
+  );
+
+  onRuntime(
+    "a Request whose body a reader of request.body holds: new Request(request) and fetch(request) as natively",
+    async () => {
+      await withServer(
+        async (req) => new Response(await req.text()),
+        async (url) => {
+          const observe = async () => {
+            const out: Record<string, string> = {};
+            for (
+              const [what, use] of [
+                ["new Request(request)", (r: Request) => new Request(r)],
+                ["fetch(request)", (r: Request) => fetch(r).then((res) => res.text())],
+              ] as const
+            ) {
+              const request = new Request(url, { method: "POST", body: "some body" });
+              request.body!.getReader();
+              const r = await settle(async () => await use(request));
+              out[what] = r.ok
+                ? (r.value instanceof Request ? "a Request" : `ok ${String(r.value)}`)
+                : `${(r as { error: Error }).error.name}: ${(r as { error: Error }).error.message}`;
+            }
+            return out;
+          };
+          const expected = await observe();
+          assert.equal(await patched(observe), expected);
+        },
+      );
+    },
+  );
+
+  onRuntime(
+    "bodies of ours: cancel() after a read reaches our source with exactly its reason (none: undefined) and our cancel's failure, as for a native body",
+    async () => {
+      /** What the source saw and what the body's cancel() gave, for a body of `RS` read once, then cancelled. */
+      const observe = async (
+        RS: typeof Native.ReadableStream,
+        Res: typeof Response,
+        reason: unknown,
+        failure: unknown,
+      ) => {
+        const seen: unknown[] = [];
+        const source = new RS<Uint8Array>(
+          {
+            pull(c) {
+              c.enqueue(enc.encode("chunk;"));
+            },
+            cancel(r) {
+              seen.push(r);
+              if (failure !== undefined) throw failure;
+            },
+          },
+          { highWaterMark: 0 },
+        );
+        const reader = new Res(asBody(source)).body!.getReader();
+        await reader.read();
+        const result = await settle(reader.cancel(reason));
+        return { seen, result: result.ok ? "fulfilled" : (result as { error: unknown }).error };
+      };
+      const failure = new Error("our cancel failed");
+      for (
+        const [what, reason, fails] of [["no reason", undefined, undefined], ["a reason", { why: "stop" }, undefined], [
+          "a failing cancel",
+          "r",
+          failure,
+        ]] as const
+      ) {
+        const expected = await observe(Native.ReadableStream, Native.Response, reason, fails);
+        await patched(async () => {
+          const actual = await observe(
+            fuse.ReadableStream as unknown as typeof Native.ReadableStream,
+            Response,
+            reason,
+            fails,
+          );
+          assert.is(actual.seen.length, 1, `${what}: our source cancelled once`);
+          assert.is(actual.seen[0], expected.seen[0], `${what}: the reason our source saw`);
+          assert.is(actual.result, expected.result, `${what}: what the body's cancel() gave`);
+        });
+      }
+    },
+  );
+
+  onRuntime(
+    "bodies of ours read whole (text, arrayBuffer, bytes, json) leave the Response as a native body leaves it",
+    async () => {
+      const json = '{"rows":[1,2,3],"name":"ümlaut"}';
+      const parts = [json.slice(0, 7), json.slice(7, 20), json.slice(20)].map((p) => enc.encode(p));
+      /** What a method returns and the Response's state afterwards, for a body of `make()`. */
+      const observe = async (
+        ResponseClass: typeof Response,
+        make: () => unknown,
+        method: "text" | "arrayBuffer" | "bytes" | "json",
+      ) => {
+        const r = new ResponseClass(asBody(make()));
+        const value = await (r[method] as () => Promise<unknown>).call(r);
+        const again = await settle((r.text as () => Promise<string>).call(r));
+        return {
+          value: value instanceof ArrayBuffer
+            ? [...new Uint8Array(value)]
+            : value instanceof Uint8Array
+            ? [...value]
+            : value,
+          type: Object.prototype.toString.call(value),
+          bodyUsed: r.bodyUsed,
+          locked: r.body?.locked,
+          again: again.ok ? `ok ${again.value}` : `${(again.error as Error).name}: ${(again.error as Error).message}`,
+        };
+      };
+      for (const method of ["text", "arrayBuffer", "bytes", "json"] as const) {
+        if (typeof (Native.Response.prototype as unknown as Record<string, unknown>)[method] !== "function") continue;
+        const expected = await observe(Native.Response, () => nativeOf(...parts.map((p) => p.slice())), method);
+        await patched(async () => {
+          const actual = await observe(Response, () => oursOf(...parts.map((p) => p.slice())), method);
+          assert.equal(actual, expected, method);
+        });
+      }
+      await patched(async () => {
+        const bad = await settle(new Response(asBody(oursOf(enc.encode("{not json")))).json());
+        assert.instance(!bad.ok && bad.error, SyntaxError, "json() of bad JSON: a SyntaxError");
+        const copy = new Response(asBody(oursOf(...parts.map((p) => p.slice()))));
+        const clone = copy.clone();
+        assert.equal(await clone.json(), JSON.parse(json), "a clone, then json()");
+        assert.is(await copy.text(), json);
+      });
+    },
+  );
 
   // ---- bad input
 
@@ -775,108 +895,144 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
       if (bad.found.test(e.message) && /BufferSource|ArrayBuffer/.test(e.message)) return;
       messages.push(e.message);
     }
-    assert.unreachable(`${where}: no TypeError in the cause chain says what was found (${bad.found}): ${messages.join(" <- ")}`);
+    assert.unreachable(
+      `${where}: no TypeError in the cause chain says what was found (${bad.found}): ${messages.join(" <- ")}`,
+    );
   };
 
-  onRuntime("bodies: every BufferSource chunk of ours (views at offsets, ArrayBuffer, DataView, Uint16Array) gives its exact bytes", async () => {
-    const bytes = enc.encode("0123456789abcdef");
-    const chunks = (): unknown[] => [
-      bytes.subarray(0, 3),
-      bytes.slice(3, 6).buffer,
-      new DataView(bytes.slice(6, 9).buffer),
-      new Uint16Array(bytes.slice(10, 14).buffer),
-      bytes.subarray(9, 10),
-      new Uint8Array(0),
-      bytes.subarray(14),
-    ];
-    const expected = "012345678" + "abcd" + "9" + "ef";
-    await patched(async () => {
-      assert.is(await new Response(asBody(oursOf(...chunks()))).text(), expected, "new Response(ours).text()");
-      assert.is(await new Request("http://127.0.0.1/", streamInit("POST", oursOf(...chunks()))).text(), expected, "new Request(url, { body: ours })");
-      const copy = new Response(asBody(oursOf(...chunks()))).clone();
-      assert.is(await copy.text(), expected, "clone()");
-    });
-  });
+  onRuntime(
+    "bodies: every BufferSource chunk of ours (views at offsets, ArrayBuffer, DataView, Uint16Array) gives its exact bytes",
+    async () => {
+      const bytes = enc.encode("0123456789abcdef");
+      const chunks = (): unknown[] => [
+        bytes.subarray(0, 3),
+        bytes.slice(3, 6).buffer,
+        new DataView(bytes.slice(6, 9).buffer),
+        new Uint16Array(bytes.slice(10, 14).buffer),
+        bytes.subarray(9, 10),
+        new Uint8Array(0),
+        bytes.subarray(14),
+      ];
+      const expected = "012345678" + "abcd" + "9" + "ef";
+      await patched(async () => {
+        assert.is(await new Response(asBody(oursOf(...chunks()))).text(), expected, "new Response(ours).text()");
+        assert.is(
+          await new Request("http://127.0.0.1/", streamInit("POST", oursOf(...chunks()))).text(),
+          expected,
+          "new Request(url, { body: ours })",
+        );
+        const copy = new Response(asBody(oursOf(...chunks()))).clone();
+        assert.is(await copy.text(), expected, "clone()");
+      });
+    },
+  );
 
-  onRuntime("bad input: a chunk that is not a BufferSource ends Response/Request bodies with a TypeError naming it", async () => {
-    await patched(async () => {
-      for (const bad of BAD_CHUNKS) {
-        const what = JSON.stringify(bad.chunk);
-        const r1 = await settle(new Response(asBody(oursOf<unknown>(enc.encode("ok"), bad.chunk))).text());
-        assert.not.ok(r1.ok, `new Response(ours with ${what}).text() must fail, got ${r1.ok && JSON.stringify(r1.value)}`);
-        assertBadChunkError(!r1.ok && r1.error, bad, `Response text() with ${what}`);
+  onRuntime(
+    "bad input: a chunk that is not a BufferSource ends Response/Request bodies with a TypeError naming it",
+    async () => {
+      await patched(async () => {
+        for (const bad of BAD_CHUNKS) {
+          const what = JSON.stringify(bad.chunk);
+          const r1 = await settle(new Response(asBody(oursOf<unknown>(enc.encode("ok"), bad.chunk))).text());
+          assert.not.ok(
+            r1.ok,
+            `new Response(ours with ${what}).text() must fail, got ${r1.ok && JSON.stringify(r1.value)}`,
+          );
+          assertBadChunkError(!r1.ok && r1.error, bad, `Response text() with ${what}`);
 
-        const r2 = await settle(new Response(asBody(oursOf<unknown>(bad.chunk))).arrayBuffer());
-        assert.not.ok(r2.ok, `arrayBuffer() with ${what}`);
-        assertBadChunkError(!r2.ok && r2.error, bad, `Response arrayBuffer() with ${what}`);
+          const r2 = await settle(new Response(asBody(oursOf<unknown>(bad.chunk))).arrayBuffer());
+          assert.not.ok(r2.ok, `arrayBuffer() with ${what}`);
+          assertBadChunkError(!r2.ok && r2.error, bad, `Response arrayBuffer() with ${what}`);
 
-        const request = new Request("http://127.0.0.1/", streamInit("POST", oursOf<unknown>(bad.chunk)));
-        const r3 = await settle(request.text());
-        assert.not.ok(r3.ok, `Request text() with ${what}`);
-        assertBadChunkError(!r3.ok && r3.error, bad, `Request text() with ${what}`);
+          const request = new Request("http://127.0.0.1/", streamInit("POST", oursOf<unknown>(bad.chunk)));
+          const r3 = await settle(request.text());
+          assert.not.ok(r3.ok, `Request text() with ${what}`);
+          assertBadChunkError(!r3.ok && r3.error, bad, `Request text() with ${what}`);
+        }
+      });
+      // without the patch, through toNativeReadableStream: the runtime's own rules for a native stream of
+      // such chunks apply (Bun encodes strings as UTF-8 there), but nothing else is ever turned into text
+      for (const bad of BAD_CHUNKS.filter((b) => typeof b.chunk !== "string")) {
+        const r = await settle(new Response(asBody(adapter.toNativeReadableStream(oursOf<unknown>(bad.chunk)))).text());
+        assert.not.ok(
+          r.ok && r.value.includes(bad.stringified),
+          `toNativeReadableStream: ${JSON.stringify(bad.chunk)} was stringified`,
+        );
       }
-    });
-    // without the patch, through toNativeReadableStream: the runtime's own rules for a native stream of
-    // such chunks apply (Bun encodes strings as UTF-8 there), but nothing else is ever turned into text
-    for (const bad of BAD_CHUNKS.filter((b) => typeof b.chunk !== "string")) {
-      const r = await settle(new Response(asBody(adapter.toNativeReadableStream(oursOf<unknown>(bad.chunk)))).text());
-      assert.not.ok(r.ok && r.value.includes(bad.stringified), `toNativeReadableStream: ${JSON.stringify(bad.chunk)} was stringified`);
-    }
-  });
+    },
+  );
 
-  onRuntime("bad input: a bad chunk in a served body or an uploaded body is never stringified onto the wire", async () => {
-    await patched(async () => {
-      const bad = BAD_CHUNKS[2]!;
-      let uploadSeen = "";
-      await withServer(
-        async (req) => {
-          if (req.method === "POST") {
-            const r = await settle(req.text());
-            uploadSeen = r.ok ? r.value : `error: ${String(r.error)}`;
-            return new Response("done");
-          }
-          return new Response(oursOf<unknown>(enc.encode("<p>ok</p>"), bad.chunk, enc.encode("<p>after</p>")));
-        },
-        async (url) => {
-          // the runtime may fail the response before or after its head was sent
-          const got = await settle(fetch(url).then((res) => res.text()));
-          if (got.ok) {
-            assert.not.ok(got.value.includes(bad.stringified), `stringified onto the wire: ${got.value}`);
-            assert.not.ok(got.value.includes("after"), `a chunk after the bad one was sent: ${got.value}`);
-          }
-          const upload = await settle(fetch(url, streamInit("POST", oursOf<unknown>(enc.encode("x"), bad.chunk))));
-          if (!upload.ok) assertBadChunkError(upload.error, bad, "fetch upload");
-          assert.not.ok(uploadSeen.includes(bad.stringified), `the server received the stringified chunk: ${uploadSeen}`);
-        },
-      );
-    });
-  });
+  onRuntime(
+    "bad input: a bad chunk in a served body or an uploaded body is never stringified onto the wire",
+    async () => {
+      await patched(async () => {
+        const bad = BAD_CHUNKS[2]!;
+        let uploadSeen = "";
+        await withServer(
+          async (req) => {
+            if (req.method === "POST") {
+              const r = await settle(req.text());
+              uploadSeen = r.ok ? r.value : `error: ${String(r.error)}`;
+              return new Response("done");
+            }
+            return new Response(oursOf<unknown>(enc.encode("<p>ok</p>"), bad.chunk, enc.encode("<p>after</p>")));
+          },
+          async (url) => {
+            // the runtime may fail the response before or after its head was sent
+            const got = await settle(fetch(url).then((res) => res.text()));
+            if (got.ok) {
+              assert.not.ok(got.value.includes(bad.stringified), `stringified onto the wire: ${got.value}`);
+              assert.not.ok(got.value.includes("after"), `a chunk after the bad one was sent: ${got.value}`);
+            }
+            const upload = await settle(fetch(url, streamInit("POST", oursOf<unknown>(enc.encode("x"), bad.chunk))));
+            if (!upload.ok) assertBadChunkError(upload.error, bad, "fetch upload");
+            assert.not.ok(
+              uploadSeen.includes(bad.stringified),
+              `the server received the stringified chunk: ${uploadSeen}`,
+            );
+          },
+        );
+      });
+    },
+  );
 
-  onRuntime("bad input: a locked or disturbed stream gets the runtime's error for a native stream in the same state", async () => {
-    type State = "locked" | "disturbed";
-    const make = async <S extends { getReader(): { read(): Promise<unknown>; releaseLock(): void } }>(stream: S, state: State): Promise<S> => {
-      const reader = stream.getReader();
-      if (state === "disturbed") {
-        await reader.read();
-        reader.releaseLock();
+  onRuntime(
+    "bad input: a locked or disturbed stream gets the runtime's error for a native stream in the same state",
+    async () => {
+      type State = "locked" | "disturbed";
+      const make = async <S extends { getReader(): { read(): Promise<unknown>; releaseLock(): void } }>(
+        stream: S,
+        state: State,
+      ): Promise<S> => {
+        const reader = stream.getReader();
+        if (state === "disturbed") {
+          await reader.read();
+          reader.releaseLock();
+        }
+        return stream;
+      };
+      const uses: [string, (body: unknown) => unknown][] = [
+        ["new Response", (body) => new Response(asBody(body))],
+        ["new Request", (body) => new Request("http://127.0.0.1/", streamInit("POST", body))],
+        ["fetch", (body) => fetch("http://127.0.0.1:9/", streamInit("POST", body))],
+      ];
+      for (const state of ["locked", "disturbed"] as State[]) {
+        for (const [name, use] of uses) {
+          const expected = await errorOf(
+            async () => use(await make(nativeOf(enc.encode("a"), enc.encode("b")), state)),
+            `native ${state} ${name}`,
+          );
+          await patched(async () => {
+            const actual = await errorOf(
+              async () => use(await make(oursOf(enc.encode("a"), enc.encode("b")), state)),
+              `ours ${state} ${name}`,
+            );
+            assert.is(actual.name, expected.name, `${state} ${name}: error name`);
+            assert.is(actual.message, expected.message, `${state} ${name}: error message`);
+            assert.is(Object.getPrototypeOf(actual), Object.getPrototypeOf(expected), `${state} ${name}: error class`);
+          });
+        }
       }
-      return stream;
-    };
-    const uses: [string, (body: unknown) => unknown][] = [
-      ["new Response", (body) => new Response(asBody(body))],
-      ["new Request", (body) => new Request("http://127.0.0.1/", streamInit("POST", body))],
-      ["fetch", (body) => fetch("http://127.0.0.1:9/", streamInit("POST", body))],
-    ];
-    for (const state of ["locked", "disturbed"] as State[]) {
-      for (const [name, use] of uses) {
-        const expected = await errorOf(async () => use(await make(nativeOf(enc.encode("a"), enc.encode("b")), state)), `native ${state} ${name}`);
-        await patched(async () => {
-          const actual = await errorOf(async () => use(await make(oursOf(enc.encode("a"), enc.encode("b")), state)), `ours ${state} ${name}`);
-          assert.is(actual.name, expected.name, `${state} ${name}: error name`);
-          assert.is(actual.message, expected.message, `${state} ${name}: error message`);
-          assert.is(Object.getPrototypeOf(actual), Object.getPrototypeOf(expected), `${state} ${name}: error class`);
-        });
-      }
-    }
-  });
+    },
+  );
 }

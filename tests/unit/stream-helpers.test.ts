@@ -147,7 +147,9 @@ test("merge: every chunk of every input, each input's in its own order; closes w
       c.close();
     },
   });
-  const got = await collect(mergeReadableStreams<string>(ReadableStream.from(["a1", "a2", "a3"]), native, ReadableStream.from(["b1"])));
+  const got = await collect(
+    mergeReadableStreams<string>(ReadableStream.from(["a1", "a2", "a3"]), native, ReadableStream.from(["b1"])),
+  );
   assert.equal(got.filter((x) => x[0] === "a"), ["a1", "a2", "a3"]);
   assert.equal(got.filter((x) => x[0] === "n"), ["n1", "n2"]);
   assert.equal(got.filter((x) => x[0] === "b"), ["b1"]);

@@ -6,7 +6,15 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { readableStreamState, ReadableStream, type ReadableStreamDefaultController, TransformStream, whenReadableStreamSettles, WritableStream, writableStreamState } from "../../mod.ts";
+import {
+  ReadableStream,
+  type ReadableStreamDefaultController,
+  readableStreamState,
+  TransformStream,
+  whenReadableStreamSettles,
+  WritableStream,
+  writableStreamState,
+} from "../../mod.ts";
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -14,7 +22,12 @@ test("readableStreamState(): state, disturbed, locked and the stored error, thro
   const boom = new Error("boom");
   let controller!: ReadableStreamDefaultController<number>;
   const stream = new ReadableStream<number>({ start: (c) => void (controller = c) });
-  assert.equal(readableStreamState(stream), { state: "readable", disturbed: false, locked: false, storedError: undefined });
+  assert.equal(readableStreamState(stream), {
+    state: "readable",
+    disturbed: false,
+    locked: false,
+    storedError: undefined,
+  });
   const reader = stream.getReader();
   assert.equal(readableStreamState(stream)?.locked, true);
   assert.equal(readableStreamState(stream)?.disturbed, false);

@@ -37,5 +37,10 @@ export function tracked<T>(chunks: T[], close = true): Tracked<T> {
       cancels.push(reason);
     },
   });
-  return { stream, cancels, controller: (): ReadableStreamDefaultController<T> => controller, error: (e: unknown) => controller.error(e) };
+  return {
+    stream,
+    cancels,
+    controller: (): ReadableStreamDefaultController<T> => controller,
+    error: (e: unknown) => controller.error(e),
+  };
 }

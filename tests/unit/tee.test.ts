@@ -328,7 +328,13 @@ test("byte tee: cloning reads no patched TypedArray getter", async () => {
   try {
     for (const [i, n] of names.entries()) {
       const get = saved[i]!.get!;
-      Object.defineProperty(proto, n, { ...saved[i], get() { touched++; return get.call(this); } });
+      Object.defineProperty(proto, n, {
+        ...saved[i],
+        get() {
+          touched++;
+          return get.call(this);
+        },
+      });
     }
     controller.enqueue(new Uint8Array([7, 8]));
     controller.close();
@@ -385,7 +391,10 @@ test("tee(): the two branches are returned without a patched array iterator", ()
 /** Collects exceptions thrown from jobs (uncaught) while fn runs, instead of letting them end the process. */
 async function uncaughtDuring(fn: () => Promise<void>): Promise<unknown[]> {
   const errors: unknown[] = [];
-  const g = globalThis as { process?: { on(e: string, f: (x: unknown) => void): void; off(e: string, f: (x: unknown) => void): void }; Deno?: unknown };
+  const g = globalThis as {
+    process?: { on(e: string, f: (x: unknown) => void): void; off(e: string, f: (x: unknown) => void): void };
+    Deno?: unknown;
+  };
   const onNode = (e: unknown): void => void errors.push(e);
   const onWeb = (e: Event): void => {
     e.preventDefault();

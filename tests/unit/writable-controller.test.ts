@@ -56,7 +56,11 @@ test("signal: abort(reason) aborts it synchronously with that reason, before sin
   const p = stream.abort(reason);
   assert.is(controller.signal.aborted, true);
   assert.is(controller.signal.reason, reason);
-  assert.equal(log, ["abort event", "sink.abort"], "with nothing in flight, sink.abort runs synchronously after the signal");
+  assert.equal(
+    log,
+    ["abort event", "sink.abort"],
+    "with nothing in flight, sink.abort runs synchronously after the signal",
+  );
   assert.is(await p, undefined);
 });
 
@@ -198,7 +202,11 @@ test("signal: made lazily after an abort, it comes from the captured AbortContro
   const signalDesc = Object.getOwnPropertyDescriptor(proto, "signal")!;
   const abortDesc = Object.getOwnPropertyDescriptor(proto, "abort")!;
   let controller!: WritableStreamDefaultController;
-  const ws = new WritableStream({ start(c) { controller = c; } });
+  const ws = new WritableStream({
+    start(c) {
+      controller = c;
+    },
+  });
   await delay();
   const reason = new Error("aborted");
   await ws.abort(reason);

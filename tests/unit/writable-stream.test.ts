@@ -50,7 +50,11 @@ test("constructor: null or a primitive sink throws TypeError", () => {
 test("constructor: non-callable start, write, close or abort throws TypeError", () => {
   for (const member of ["start", "write", "close", "abort"]) {
     for (const value of [1, "f", {}, null]) {
-      assert.instance(syncError(() => new WritableStream({ [member]: value } as never)), TypeError, `${member}: ${String(value)}`);
+      assert.instance(
+        syncError(() => new WritableStream({ [member]: value } as never)),
+        TypeError,
+        `${member}: ${String(value)}`,
+      );
     }
   }
 });

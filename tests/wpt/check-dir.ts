@@ -48,5 +48,9 @@ if (existsSync(recording) && !readFileSync(recording, "utf8").includes("type: ex
 }
 
 for (const problem of problems) console.log(`  ${problem}`);
-console.log(`${rows.length} manifest rows checked in ${wptDir}: ${problems.length === 0 ? "OK" : `${problems.length} problem(s)`}`);
+console.log(
+  `${rows.length} manifest rows checked in ${wptDir}: ${
+    problems.length === 0 ? "OK" : `${problems.length} problem(s)`
+  }`,
+);
 process.exit(problems.length === 0 ? 0 : 1);

@@ -135,7 +135,12 @@ if (config.impl === "ours") {
       finish(3);
     }
     // Like a WebIDL interface object: writable, configurable, not enumerable.
-    Object.defineProperty(globalThis, name, { value: mod[name], writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(globalThis, name, {
+      value: mod[name],
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
   }
 }
 

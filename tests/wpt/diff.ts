@@ -63,8 +63,12 @@ for (const [key, testA] of a) {
     missing.push(`${key} (not in B)`);
     continue;
   }
-  if (testA.status === "PASS" && testB.status !== "PASS") onlyA.push(`${key}\n      B: ${testB.status} ${testB.message ?? ""}`);
-  if (testA.status !== "PASS" && testB.status === "PASS") onlyB.push(`${key}\n      A: ${testA.status} ${testA.message ?? ""}`);
+  if (testA.status === "PASS" && testB.status !== "PASS") {
+    onlyA.push(`${key}\n      B: ${testB.status} ${testB.message ?? ""}`);
+  }
+  if (testA.status !== "PASS" && testB.status === "PASS") {
+    onlyB.push(`${key}\n      A: ${testA.status} ${testA.message ?? ""}`);
+  }
 }
 for (const key of b.keys()) if (!a.has(key)) missing.push(`${key} (not in A)`);
 

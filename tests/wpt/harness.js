@@ -115,7 +115,9 @@ export function format_value(value, seen = []) {
 // Assertions.
 
 function fail(name, description, text) {
-  throw new AssertionError(`${name}: ${description === undefined || description === "" ? "" : description + " "}${text}`);
+  throw new AssertionError(
+    `${name}: ${description === undefined || description === "" ? "" : description + " "}${text}`,
+  );
 }
 
 function same(a, b) {
@@ -136,8 +138,11 @@ export function assert_false(actual, description) {
 
 export function assert_equals(actual, expected, description) {
   if (typeof actual !== typeof expected) {
-    fail("assert_equals", description,
-      `expected (${typeof expected}) ${format_value(expected)} but got (${typeof actual}) ${format_value(actual)}`);
+    fail(
+      "assert_equals",
+      description,
+      `expected (${typeof expected}) ${format_value(expected)} but got (${typeof actual}) ${format_value(actual)}`,
+    );
   }
   if (!same(actual, expected)) {
     fail("assert_equals", description, `expected ${format_value(expected)} but got ${format_value(actual)}`);
@@ -159,20 +164,29 @@ export function assert_array_equals(actual, expected, description) {
     fail("assert_array_equals", description, `value is ${format_value(actual)}, expected array`);
   }
   if (actual.length !== expected.length) {
-    fail("assert_array_equals", description,
+    fail(
+      "assert_array_equals",
+      description,
       `lengths differ, expected array ${format_value(expected)} length ${expected.length}, ` +
-      `got ${format_value(actual)} length ${actual.length}`);
+        `got ${format_value(actual)} length ${actual.length}`,
+    );
   }
   for (let i = 0; i < actual.length; i++) {
     if (hasOwn(actual, i) !== hasOwn(expected, i)) {
-      fail("assert_array_equals", description,
+      fail(
+        "assert_array_equals",
+        description,
         `expected property ${i} to be ${hasOwn(expected, i) ? "present" : "missing"} ` +
-        `(expected array ${format_value(expected)} got ${format_value(actual)})`);
+          `(expected array ${format_value(expected)} got ${format_value(actual)})`,
+      );
     }
     if (!same(expected[i], actual[i])) {
-      fail("assert_array_equals", description,
+      fail(
+        "assert_array_equals",
+        description,
         `expected property ${i} to be ${format_value(expected[i])} but got ${format_value(actual[i])} ` +
-        `(expected array ${format_value(expected)} got ${format_value(actual)})`);
+          `(expected array ${format_value(expected)} got ${format_value(actual)})`,
+      );
     }
   }
 }
@@ -183,8 +197,11 @@ export function assert_array_approx_equals(actual, expected, epsilon, descriptio
   }
   for (let i = 0; i < actual.length; i++) {
     if (typeof actual[i] !== "number" || Math.abs(actual[i] - expected[i]) > epsilon) {
-      fail("assert_array_approx_equals", description,
-        `expected property ${i} to be ${format_value(expected[i])} +/- ${epsilon} but got ${format_value(actual[i])}`);
+      fail(
+        "assert_array_approx_equals",
+        description,
+        `expected property ${i} to be ${format_value(expected[i])} +/- ${epsilon} but got ${format_value(actual[i])}`,
+      );
     }
   }
 }
@@ -202,8 +219,11 @@ export function assert_object_equals(actual, expected, description) {
       if (typeof value === "object" && value !== null) {
         if (!path.includes(value)) compare(value, e[key]);
       } else if (!same(value, e[key])) {
-        fail("assert_object_equals", description,
-          `property ${format_value(key)} expected ${format_value(e[key])} got ${format_value(value)}`);
+        fail(
+          "assert_object_equals",
+          description,
+          `property ${format_value(key)} expected ${format_value(e[key])} got ${format_value(value)}`,
+        );
       }
     }
     for (const key in e) {
@@ -216,12 +236,18 @@ export function assert_object_equals(actual, expected, description) {
 
 export function assert_approx_equals(actual, expected, epsilon, description) {
   if (typeof actual !== typeof expected) {
-    fail("assert_approx_equals", description,
-      `expected (${typeof expected}) ${format_value(expected)} but got (${typeof actual}) ${format_value(actual)}`);
+    fail(
+      "assert_approx_equals",
+      description,
+      `expected (${typeof expected}) ${format_value(expected)} but got (${typeof actual}) ${format_value(actual)}`,
+    );
   }
   if (!(Math.abs(actual - expected) <= epsilon)) {
-    fail("assert_approx_equals", description,
-      `expected ${format_value(expected)} +/- ${format_value(epsilon)} but got ${format_value(actual)}`);
+    fail(
+      "assert_approx_equals",
+      description,
+      `expected ${format_value(expected)} +/- ${format_value(epsilon)} but got ${format_value(actual)}`,
+    );
   }
 }
 
@@ -231,59 +257,109 @@ function assertNumber(name, actual, description) {
 
 export function assert_less_than(actual, expected, description) {
   assertNumber("assert_less_than", actual, description);
-  if (!(actual < expected)) fail("assert_less_than", description, `expected a number less than ${format_value(expected)} but got ${format_value(actual)}`);
+  if (!(actual < expected)) {
+    fail(
+      "assert_less_than",
+      description,
+      `expected a number less than ${format_value(expected)} but got ${format_value(actual)}`,
+    );
+  }
 }
 
 export function assert_greater_than(actual, expected, description) {
   assertNumber("assert_greater_than", actual, description);
-  if (!(actual > expected)) fail("assert_greater_than", description, `expected a number greater than ${format_value(expected)} but got ${format_value(actual)}`);
+  if (!(actual > expected)) {
+    fail(
+      "assert_greater_than",
+      description,
+      `expected a number greater than ${format_value(expected)} but got ${format_value(actual)}`,
+    );
+  }
 }
 
 export function assert_less_than_equal(actual, expected, description) {
   assertNumber("assert_less_than_equal", actual, description);
-  if (!(actual <= expected)) fail("assert_less_than_equal", description, `expected a number less than or equal to ${format_value(expected)} but got ${format_value(actual)}`);
+  if (!(actual <= expected)) {
+    fail(
+      "assert_less_than_equal",
+      description,
+      `expected a number less than or equal to ${format_value(expected)} but got ${format_value(actual)}`,
+    );
+  }
 }
 
 export function assert_greater_than_equal(actual, expected, description) {
   assertNumber("assert_greater_than_equal", actual, description);
-  if (!(actual >= expected)) fail("assert_greater_than_equal", description, `expected a number greater than or equal to ${format_value(expected)} but got ${format_value(actual)}`);
+  if (!(actual >= expected)) {
+    fail(
+      "assert_greater_than_equal",
+      description,
+      `expected a number greater than or equal to ${format_value(expected)} but got ${format_value(actual)}`,
+    );
+  }
 }
 
 export function assert_between_exclusive(actual, lower, upper, description) {
   assertNumber("assert_between_exclusive", actual, description);
-  if (!(actual > lower && actual < upper)) fail("assert_between_exclusive", description, `expected a number greater than ${lower} and less than ${upper} but got ${format_value(actual)}`);
+  if (!(actual > lower && actual < upper)) {
+    fail(
+      "assert_between_exclusive",
+      description,
+      `expected a number greater than ${lower} and less than ${upper} but got ${format_value(actual)}`,
+    );
+  }
 }
 
 export function assert_between_inclusive(actual, lower, upper, description) {
   assertNumber("assert_between_inclusive", actual, description);
-  if (!(actual >= lower && actual <= upper)) fail("assert_between_inclusive", description, `expected a number between ${lower} and ${upper} (inclusive) but got ${format_value(actual)}`);
+  if (!(actual >= lower && actual <= upper)) {
+    fail(
+      "assert_between_inclusive",
+      description,
+      `expected a number between ${lower} and ${upper} (inclusive) but got ${format_value(actual)}`,
+    );
+  }
 }
 
 export function assert_regexp_match(actual, expected, description) {
-  if (!expected.test(actual)) fail("assert_regexp_match", description, `expected ${format_value(actual)} to match ${expected}`);
+  if (!expected.test(actual)) {
+    fail("assert_regexp_match", description, `expected ${format_value(actual)} to match ${expected}`);
+  }
 }
 
 export function assert_class_string(object, className, description) {
   const actual = Object.prototype.toString.call(object);
   const wanted = `[object ${className}]`;
-  if (actual !== wanted) fail("assert_class_string", description, `expected ${format_value(wanted)} but got ${format_value(actual)}`);
+  if (actual !== wanted) {
+    fail("assert_class_string", description, `expected ${format_value(wanted)} but got ${format_value(actual)}`);
+  }
 }
 
 export function assert_own_property(object, name, description) {
-  if (!hasOwn(object, name)) fail("assert_own_property", description, `expected property ${format_value(name)} missing`);
+  if (!hasOwn(object, name)) {
+    fail("assert_own_property", description, `expected property ${format_value(name)} missing`);
+  }
 }
 
 export function assert_not_own_property(object, name, description) {
-  if (hasOwn(object, name)) fail("assert_not_own_property", description, `unexpected property ${format_value(name)} is found on object`);
+  if (hasOwn(object, name)) {
+    fail("assert_not_own_property", description, `unexpected property ${format_value(name)} is found on object`);
+  }
 }
 
 export function assert_inherits(object, name, description) {
   if (typeof object !== "object" && typeof object !== "function") {
     fail("assert_inherits", description, `provided value is not an object`);
   }
-  if (!("hasOwnProperty" in object)) fail("assert_inherits", description, `provided value is an object but has no hasOwnProperty method`);
-  if (hasOwn(object, name)) fail("assert_inherits", description, `property ${format_value(name)} found on object, expected in prototype chain`);
-  if (!(name in object)) fail("assert_inherits", description, `property ${format_value(name)} not found in prototype chain`);
+  if (!("hasOwnProperty" in object)) {
+    fail("assert_inherits", description, `provided value is an object but has no hasOwnProperty method`);
+  }
+  if (hasOwn(object, name)) {
+    fail("assert_inherits", description, `property ${format_value(name)} found on object, expected in prototype chain`);
+  }
+  if (!(name in object)) {
+    fail("assert_inherits", description, `property ${format_value(name)} not found in prototype chain`);
+  }
 }
 
 export function assert_idl_attribute(object, name, description) {
@@ -302,7 +378,9 @@ export function assert_readonly(object, name, description) {
   const before = object[name];
   try {
     object[name] = before + "a";
-    if (!same(object[name], before)) fail("assert_readonly", description, `changing property ${format_value(name)} succeeded`);
+    if (!same(object[name], before)) {
+      fail("assert_readonly", description, `changing property ${format_value(name)} succeeded`);
+    }
   } finally {
     try {
       object[name] = before;
@@ -359,9 +437,12 @@ function throwsJs(name, constructor, func, description) {
     while (base && !(typeof base === "function" && base.name === "Error")) base = Object.getPrototypeOf(base);
     if (!base) fail(name, description, `${format_value(constructor)} is not an Error subtype`);
     if (e.constructor !== constructor || e.name !== constructor.name) {
-      fail(name, description,
+      fail(
+        name,
+        description,
         `${describeCall(func)} threw ${format_value(e)} (${format_value(e.name)}) expected instance of ` +
-        `${format_value(constructor)} (${format_value(constructor.name)})`);
+          `${format_value(constructor)} (${format_value(constructor.name)})`,
+      );
     }
     return;
   }
@@ -374,7 +455,11 @@ function throwsExactly(name, exception, func, description) {
   } catch (e) {
     if (e instanceof AssertionError) throw e;
     if (!same(e, exception)) {
-      fail(name, description, `${describeCall(func)} threw ${format_value(e)} but we expected it to throw ${format_value(exception)}`);
+      fail(
+        name,
+        description,
+        `${describeCall(func)} threw ${format_value(e)} but we expected it to throw ${format_value(exception)}`,
+      );
     }
     return;
   }
@@ -383,25 +468,62 @@ function throwsExactly(name, exception, func, description) {
 
 // DOMException names and their legacy codes (WebIDL, "DOMException names" table); 0 = no legacy code.
 const DOM_CODES = {
-  IndexSizeError: 1, HierarchyRequestError: 3, WrongDocumentError: 4, InvalidCharacterError: 5,
-  NoModificationAllowedError: 7, NotFoundError: 8, NotSupportedError: 9, InUseAttributeError: 10,
-  InvalidStateError: 11, SyntaxError: 12, InvalidModificationError: 13, NamespaceError: 14,
-  InvalidAccessError: 15, TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20,
-  URLMismatchError: 21, QuotaExceededError: 22, TimeoutError: 23, InvalidNodeTypeError: 24, DataCloneError: 25,
-  EncodingError: 0, NotReadableError: 0, UnknownError: 0, ConstraintError: 0, DataError: 0,
-  TransactionInactiveError: 0, ReadOnlyError: 0, VersionError: 0, OperationError: 0, NotAllowedError: 0,
+  IndexSizeError: 1,
+  HierarchyRequestError: 3,
+  WrongDocumentError: 4,
+  InvalidCharacterError: 5,
+  NoModificationAllowedError: 7,
+  NotFoundError: 8,
+  NotSupportedError: 9,
+  InUseAttributeError: 10,
+  InvalidStateError: 11,
+  SyntaxError: 12,
+  InvalidModificationError: 13,
+  NamespaceError: 14,
+  InvalidAccessError: 15,
+  TypeMismatchError: 17,
+  SecurityError: 18,
+  NetworkError: 19,
+  AbortError: 20,
+  URLMismatchError: 21,
+  QuotaExceededError: 22,
+  TimeoutError: 23,
+  InvalidNodeTypeError: 24,
+  DataCloneError: 25,
+  EncodingError: 0,
+  NotReadableError: 0,
+  UnknownError: 0,
+  ConstraintError: 0,
+  DataError: 0,
+  TransactionInactiveError: 0,
+  ReadOnlyError: 0,
+  VersionError: 0,
+  OperationError: 0,
+  NotAllowedError: 0,
   OptOutError: 0,
 };
 const LEGACY_CONSTANT_NAMES = {
-  INDEX_SIZE_ERR: "IndexSizeError", HIERARCHY_REQUEST_ERR: "HierarchyRequestError",
-  WRONG_DOCUMENT_ERR: "WrongDocumentError", INVALID_CHARACTER_ERR: "InvalidCharacterError",
-  NO_MODIFICATION_ALLOWED_ERR: "NoModificationAllowedError", NOT_FOUND_ERR: "NotFoundError",
-  NOT_SUPPORTED_ERR: "NotSupportedError", INUSE_ATTRIBUTE_ERR: "InUseAttributeError",
-  INVALID_STATE_ERR: "InvalidStateError", SYNTAX_ERR: "SyntaxError",
-  INVALID_MODIFICATION_ERR: "InvalidModificationError", NAMESPACE_ERR: "NamespaceError",
-  INVALID_ACCESS_ERR: "InvalidAccessError", TYPE_MISMATCH_ERR: "TypeMismatchError", SECURITY_ERR: "SecurityError",
-  NETWORK_ERR: "NetworkError", ABORT_ERR: "AbortError", URL_MISMATCH_ERR: "URLMismatchError",
-  QUOTA_EXCEEDED_ERR: "QuotaExceededError", TIMEOUT_ERR: "TimeoutError", INVALID_NODE_TYPE_ERR: "InvalidNodeTypeError",
+  INDEX_SIZE_ERR: "IndexSizeError",
+  HIERARCHY_REQUEST_ERR: "HierarchyRequestError",
+  WRONG_DOCUMENT_ERR: "WrongDocumentError",
+  INVALID_CHARACTER_ERR: "InvalidCharacterError",
+  NO_MODIFICATION_ALLOWED_ERR: "NoModificationAllowedError",
+  NOT_FOUND_ERR: "NotFoundError",
+  NOT_SUPPORTED_ERR: "NotSupportedError",
+  INUSE_ATTRIBUTE_ERR: "InUseAttributeError",
+  INVALID_STATE_ERR: "InvalidStateError",
+  SYNTAX_ERR: "SyntaxError",
+  INVALID_MODIFICATION_ERR: "InvalidModificationError",
+  NAMESPACE_ERR: "NamespaceError",
+  INVALID_ACCESS_ERR: "InvalidAccessError",
+  TYPE_MISMATCH_ERR: "TypeMismatchError",
+  SECURITY_ERR: "SecurityError",
+  NETWORK_ERR: "NetworkError",
+  ABORT_ERR: "AbortError",
+  URL_MISMATCH_ERR: "URLMismatchError",
+  QUOTA_EXCEEDED_ERR: "QuotaExceededError",
+  TIMEOUT_ERR: "TimeoutError",
+  INVALID_NODE_TYPE_ERR: "InvalidNodeTypeError",
   DATA_CLONE_ERR: "DataCloneError",
 };
 
@@ -413,7 +535,9 @@ function throwsDom(name, type, func, description, constructor) {
     let wantedName;
     if (typeof type === "number") {
       wantedName = Object.keys(DOM_CODES).find((k) => DOM_CODES[k] === type);
-      if (type === 0 || wantedName === undefined) throw new AssertionError(`Test bug: ambiguous DOMException code ${type}`);
+      if (type === 0 || wantedName === undefined) {
+        throw new AssertionError(`Test bug: ambiguous DOMException code ${type}`);
+      }
     } else if (typeof type === "string") {
       wantedName = type in LEGACY_CONSTANT_NAMES ? LEGACY_CONSTANT_NAMES[type] : type;
       if (!(wantedName in DOM_CODES)) throw new AssertionError(`Test bug: unrecognized DOMException name ${type}`);
@@ -430,12 +554,19 @@ function throwsDom(name, type, func, description, constructor) {
     for (const prop of Object.keys(checks)) {
       // Loose equality on purpose: the legacy code check accepts any value that compares equal.
       if (!(prop in e) || e[prop] != checks[prop]) {
-        fail(name, description,
+        fail(
+          name,
+          description,
           `${describeCall(func)} threw ${format_value(e)} that is not a DOMException ${wantedName}: ` +
-          `property ${prop} is equal to ${format_value(prop in e ? e[prop] : undefined)}, expected ${format_value(checks[prop])}`);
+            `property ${prop} is equal to ${format_value(prop in e ? e[prop] : undefined)}, expected ${
+              format_value(checks[prop])
+            }`,
+        );
       }
     }
-    if (e.constructor !== constructor) fail(name, description, `${describeCall(func)} threw an exception from the wrong global`);
+    if (e.constructor !== constructor) {
+      fail(name, description, `${describeCall(func)} threw an exception from the wrong global`);
+    }
     return;
   }
   fail(name, description, `${describeCall(func)} did not throw`);
@@ -467,13 +598,21 @@ function adopt(thenable) {
 export function promise_rejects_js(test, constructor, promise, description) {
   return adopt(promise)
     .then(test.unreached_func(`Should have rejected: ${description}`))
-    .catch((e) => throwsJs("promise_rejects_js", constructor, () => { throw e; }, description));
+    .catch((e) =>
+      throwsJs("promise_rejects_js", constructor, () => {
+        throw e;
+      }, description)
+    );
 }
 
 export function promise_rejects_exactly(test, exception, promise, description) {
   return adopt(promise)
     .then(test.unreached_func(`Should have rejected: ${description}`))
-    .catch((e) => throwsExactly("promise_rejects_exactly", exception, () => { throw e; }, description));
+    .catch((e) =>
+      throwsExactly("promise_rejects_exactly", exception, () => {
+        throw e;
+      }, description)
+    );
 }
 
 export function promise_rejects_dom(test, type, promiseOrConstructor, descriptionOrPromise, maybeDescription) {
@@ -487,7 +626,17 @@ export function promise_rejects_dom(test, type, promiseOrConstructor, descriptio
   }
   return adopt(promise)
     .then(test.unreached_func(`Should have rejected: ${description}`))
-    .catch((e) => throwsDom("promise_rejects_dom", type, () => { throw e; }, description, constructor));
+    .catch((e) =>
+      throwsDom(
+        "promise_rejects_dom",
+        type,
+        () => {
+          throw e;
+        },
+        description,
+        constructor,
+      )
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -579,11 +728,21 @@ export function createHarness(options = {}) {
       }
     }
 
-    get PASS() { return PASS; }
-    get FAIL() { return FAIL; }
-    get TIMEOUT() { return TIMEOUT; }
-    get NOTRUN() { return NOTRUN; }
-    get PRECONDITION_FAILED() { return PRECONDITION_FAILED; }
+    get PASS() {
+      return PASS;
+    }
+    get FAIL() {
+      return FAIL;
+    }
+    get TIMEOUT() {
+      return TIMEOUT;
+    }
+    get NOTRUN() {
+      return NOTRUN;
+    }
+    get PRECONDITION_FAILED() {
+      return PRECONDITION_FAILED;
+    }
 
     _setStatus(status, message, stack) {
       this.status = status;
@@ -620,7 +779,11 @@ export function createHarness(options = {}) {
         return func.apply(receiver, args);
       } catch (e) {
         if (this.phase >= HAS_RESULT) return undefined;
-        this._setStatus(e instanceof OptionalFeatureUnsupportedError ? PRECONDITION_FAILED : FAIL, messageOf(e), stackOf(e));
+        this._setStatus(
+          e instanceof OptionalFeatureUnsupportedError ? PRECONDITION_FAILED : FAIL,
+          messageOf(e),
+          stackOf(e),
+        );
         this.phase = HAS_RESULT;
         this.done();
         return undefined;
@@ -668,19 +831,30 @@ export function createHarness(options = {}) {
             return;
           }
           if (ok) resolve(undefined);
-          else if (Date.now() >= deadline) reject(new AssertionError(`step_wait: ${description ?? "condition not met"}`));
-          else setTimer(check, interval);
+          else if (Date.now() >= deadline) {
+            reject(new AssertionError(`step_wait: ${description ?? "condition not met"}`));
+          } else setTimer(check, interval);
         };
         test.step(check);
       });
     }
 
     step_wait_func(condition, func, description, timeout, interval) {
-      this.step_wait(condition, description, timeout, interval).then(this.step_func(func), this.step_func((e) => { throw e; }));
+      this.step_wait(condition, description, timeout, interval).then(
+        this.step_func(func),
+        this.step_func((e) => {
+          throw e;
+        }),
+      );
     }
 
     step_wait_func_done(condition, func, description, timeout, interval) {
-      this.step_wait(condition, description, timeout, interval).then(this.step_func_done(func), this.step_func((e) => { throw e; }));
+      this.step_wait(condition, description, timeout, interval).then(
+        this.step_func_done(func),
+        this.step_func((e) => {
+          throw e;
+        }),
+      );
     }
 
     add_cleanup(callback) {
@@ -797,30 +971,36 @@ export function createHarness(options = {}) {
     const t = new Test(nameOf(func, name), properties);
     if (t.phase === COMPLETE) return;
     t._isPromiseTest = true;
-    queue = queue.then(() => new Promise((resolve) => {
-      if (t.phase === COMPLETE) {
-        resolve(undefined);
-        return;
-      }
-      t._startTimer();
-      const returned = func ? t.step(func, t, t) : undefined;
-      t.step(() => {
-        if (!returned) {
-          throw new AssertionError(`promise_test: test body must return a 'thenable' object (received ${format_value(returned)})`);
+    queue = queue.then(() =>
+      new Promise((resolve) => {
+        if (t.phase === COMPLETE) {
+          resolve(undefined);
+          return;
         }
-        if (typeof returned.then !== "function") {
-          throw new AssertionError("promise_test: test body must return a 'thenable' object (received an object with no `then` method)");
-        }
-      });
-      t._whenDone(() => resolve(undefined));
-      Promise.resolve(returned)
-        .then(() => {
-          t.done();
-        })
-        .catch(t.step_func((reason) => {
-          throw reason;
-        }));
-    }));
+        t._startTimer();
+        const returned = func ? t.step(func, t, t) : undefined;
+        t.step(() => {
+          if (!returned) {
+            throw new AssertionError(
+              `promise_test: test body must return a 'thenable' object (received ${format_value(returned)})`,
+            );
+          }
+          if (typeof returned.then !== "function") {
+            throw new AssertionError(
+              "promise_test: test body must return a 'thenable' object (received an object with no `then` method)",
+            );
+          }
+        });
+        t._whenDone(() => resolve(undefined));
+        Promise.resolve(returned)
+          .then(() => {
+            t.done();
+          })
+          .catch(t.step_func((reason) => {
+            throw reason;
+          }));
+      })
+    );
   }
 
   function promise_setup(func) {

@@ -31,7 +31,9 @@ export function readManifest(file: string = MANIFEST): ManifestRow[] {
     const [path, repo, source, commit, chars, ...rest] = line.split("\t");
     const count = Number(chars);
     if (!path || !repo || !source || !commit || rest.length > 0 || !Number.isSafeInteger(count) || count < 0) {
-      throw new Error(`${file}:${index + 1}: expected 5 tab-separated fields (path, repository, path there, commit, characters)`);
+      throw new Error(
+        `${file}:${index + 1}: expected 5 tab-separated fields (path, repository, path there, commit, characters)`,
+      );
     }
     rows.push({ path, repo, source, commit, chars: count });
   });

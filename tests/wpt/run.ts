@@ -123,7 +123,9 @@ function parseArgs(argv: string[]): Options {
         break;
       case "--expect-at-least":
         options.expectAtLeast = Number(value);
-        if (!Number.isInteger(options.expectAtLeast) || options.expectAtLeast < 0) usage("--expect-at-least needs a count");
+        if (!Number.isInteger(options.expectAtLeast) || options.expectAtLeast < 0) {
+          usage("--expect-at-least needs a count");
+        }
         break;
       case "--mod":
         if (!value) usage("--mod needs a path");
@@ -323,7 +325,11 @@ function runFile(
       else if (timedOut) finish(`file timeout: killed after ${fileTimeout} ms`);
       else {
         const tail = stderr.trim().split("\n").slice(-6).join("\n");
-        finish(`child ${signal ? `killed by ${signal}` : `exited with code ${code}`} before finishing${tail ? `:\n${tail}` : ""}`);
+        finish(
+          `child ${signal ? `killed by ${signal}` : `exited with code ${code}`} before finishing${
+            tail ? `:\n${tail}` : ""
+          }`,
+        );
       }
     });
   });
@@ -337,7 +343,9 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const wptEnv = process.env["WPT_DIR"];
   if (!wptEnv) {
-    console.log("WPT skipped: WPT_DIR not set (get the suite with `npm run wpt:fetch -- --dir=<folder>`, then set WPT_DIR=<folder>; see tests/wpt/README.md)");
+    console.log(
+      "WPT skipped: WPT_DIR not set (get the suite with `npm run wpt:fetch -- --dir=<folder>`, then set WPT_DIR=<folder>; see tests/wpt/README.md)",
+    );
     return;
   }
   const wptDir = resolve(wptEnv);
@@ -377,7 +385,9 @@ async function main(): Promise<void> {
     runtimeLabel = `${options.runtime} (${label})`;
   };
   console.log(
-    `WPT streams: runtime=${options.runtime} impl=${options.impl}${options.impl === "ours" ? ` (${relative(ROOT, command.mod)})` : ""} ` +
+    `WPT streams: runtime=${options.runtime} impl=${options.impl}${
+      options.impl === "ours" ? ` (${relative(ROOT, command.mod)})` : ""
+    } ` +
       `files=${selected.length} WPT_DIR=${wptDir}`,
   );
 
@@ -445,7 +455,8 @@ async function main(): Promise<void> {
     }
     writeFileSync(
       options.json,
-      JSON.stringify({ runtime: options.runtime, runtimeLabel, impl: options.impl, passed, failed, files }, null, 2) + "\n",
+      JSON.stringify({ runtime: options.runtime, runtimeLabel, impl: options.impl, passed, failed, files }, null, 2) +
+        "\n",
     );
     console.log(`results written to ${options.json}`);
   }

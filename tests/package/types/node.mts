@@ -1,7 +1,13 @@
 // Type-checked against the packed tarball by scripts/package-test.ts, with @types/node (node:stream interop).
 import { Readable } from "node:stream";
 import { ReadableStream as NodeWebReadableStream } from "node:stream/web";
-import { fromNodeReadable, isGlobalWebStreamsPatched, ReadableStream, toNodeReadable, TransformStream } from "fusestreams/node";
+import {
+  fromNodeReadable,
+  isGlobalWebStreamsPatched,
+  ReadableStream,
+  toNodeReadable,
+  TransformStream,
+} from "fusestreams/node";
 
 const ours = new ReadableStream<string>({ start: (c) => c.enqueue("x") });
 export const readable: Readable = Readable.fromWeb(ours);

@@ -3,8 +3,8 @@
 import { ReadableStream, TransformStream, WritableStream } from "fusestreams";
 import edge = require("fusestreams/edge");
 // The ESM declarations of the same package, from this CommonJS file: a stream typed by one is the other.
-type EsmReadableStream<R> = import("fusestreams", { with: { "resolution-mode": "import" } }).ReadableStream<R>;
-type EsmConstructor = typeof import("fusestreams", { with: { "resolution-mode": "import" } }).ReadableStream;
+type EsmReadableStream<R> = import("fusestreams", { with: { "resolution-mode": "import" }}).ReadableStream<R>;
+type EsmConstructor = typeof import("fusestreams", { with: { "resolution-mode": "import" }}).ReadableStream;
 
 const ours = new ReadableStream<string>({ start: (c) => c.enqueue("x") });
 const asGlobal: globalThis.ReadableStream<string> = ours;

@@ -6,10 +6,10 @@ import {
   inspectPipeChain,
   ReadableStream,
   ReadableStreamDefaultReader,
-  TransformStream,
-  WritableStream,
   type ReadableStreamReadResult,
+  TransformStream,
   type TransformStreamDefaultController,
+  WritableStream,
 } from "fusestreams";
 import * as bun from "fusestreams/bun";
 import * as deno from "fusestreams/deno";
@@ -23,11 +23,14 @@ function expectType<T extends true>(): T | undefined {
 
 // Every entry point hands out the same classes.
 // (Types: each instance type is the environment's global interface, so ours and native are one type.)
-export const sameClasses: boolean =
-  bun.ReadableStream === ReadableStream && deno.ReadableStream === ReadableStream && edge.ReadableStream === ReadableStream;
+export const sameClasses: boolean = bun.ReadableStream === ReadableStream && deno.ReadableStream === ReadableStream &&
+  edge.ReadableStream === ReadableStream;
 
 // Ours where the global type is expected, and the reverse.
-const ours: ReadableStream<string> = new ReadableStream<string>({ start: (c) => c.enqueue("x") }, new CountQueuingStrategy({ highWaterMark: 1 }));
+const ours: ReadableStream<string> = new ReadableStream<string>(
+  { start: (c) => c.enqueue("x") },
+  new CountQueuingStrategy({ highWaterMark: 1 }),
+);
 const asGlobal: globalThis.ReadableStream<string> = ours;
 const back: ReadableStream<string> = asGlobal;
 const bytes = new ReadableStream({ type: "bytes" });
@@ -38,7 +41,9 @@ export const writableFromGlobal: WritableStream<string> = new globalThis.Writabl
 export const transformToGlobal: globalThis.TransformStream<string, number> = new TransformStream<string, number>();
 export const transformFromGlobal: TransformStream<string, number> = new globalThis.TransformStream<string, number>();
 export const readerFromGlobal: ReadableStreamDefaultReader<string> = asGlobal.getReader();
-export const nativeWithOurStrategy: globalThis.WritableStream<Uint8Array<ArrayBuffer>> = new globalThis.WritableStream<Uint8Array<ArrayBuffer>>(
+export const nativeWithOurStrategy: globalThis.WritableStream<Uint8Array<ArrayBuffer>> = new globalThis.WritableStream<
+  Uint8Array<ArrayBuffer>
+>(
   {},
   new ByteLengthQueuingStrategy({ highWaterMark: 1024 }),
 );
@@ -51,12 +56,20 @@ export const decoded: ReadableStream<string> = bytes.pipeThrough(new TextDecoder
 export const piped: Promise<void> = ours.pipeTo(new globalThis.WritableStream<string>());
 export const fromNative: ReadableStream<Uint8Array<ArrayBuffer>> = ReadableStream.from(new Response("x").body!);
 export const nativeThroughOurs: globalThis.ReadableStream<number> = new globalThis.ReadableStream<string>().pipeThrough(
-  new TransformStream<string, number>({ transform: (chunk: string, c: TransformStreamDefaultController<number>) => c.enqueue(chunk.length) }),
+  new TransformStream<string, number>({
+    transform: (chunk: string, c: TransformStreamDefaultController<number>) => c.enqueue(chunk.length),
+  }),
 );
 
 // Generic defaults are lib.dom's (any), and results have lib.dom's shapes.
 expectType<IsAny<ReadableStream extends ReadableStream<infer R> ? R : never>>();
-expectType<IsAny<Parameters<WritableStream["getWriter"]>["length"] extends 0 ? ReturnType<WritableStream["getWriter"]> extends { write(chunk?: infer W): unknown } ? W : never : never>>();
+expectType<
+  IsAny<
+    Parameters<WritableStream["getWriter"]>["length"] extends 0
+      ? ReturnType<WritableStream["getWriter"]> extends { write(chunk?: infer W): unknown } ? W : never
+      : never
+  >
+>();
 expectType<IsAny<TransformStream extends { readable: ReadableStream<infer O> } ? O : never>>();
 expectType<Equal<Awaited<ReturnType<ReadableStreamDefaultReader<string>["read"]>>, ReadableStreamReadResult<string>>>();
 expectType<Equal<ReturnType<ReadableStream["cancel"]>, Promise<void>>>();

@@ -158,7 +158,7 @@ for (const name of config.impls) {
           } as import("./scenarios/batched.ts").BatchedExtras;
           if (url.endsWith(".ts")) {
             // the adapters' bridge to native streams (the same code in every runtime entry point)
-            const interop = (await import(new URL("./core/interop/to-native.ts", url).href)) as Record<string, unknown>;
+            const interop = (await import(new URL("./adapters/kit/to-native.ts", url).href)) as Record<string, unknown>;
             impl.extras.toNativeReadableStream =
               interop["toNativeReadableStream"] as typeof impl.extras.toNativeReadableStream;
           }

@@ -83,19 +83,3 @@ export {
   type TextLineStreamConstructor,
   type TextLineStreamOptions,
 } from "./helpers/text-line-stream.ts";
-// For the runtime adapters, which reach the core only through this module: batched reading of any
-// ReadableStream (core/consumers/read-batch.ts, collect.ts) and the description of a bad value in error messages.
-export { collectBytes, type CollectedBytes } from "./consumers/collect.ts";
-export {
-  acquireBatchReader,
-  type Batch,
-  BATCH_DONE,
-  type BatchAnswer,
-  type BatchReader,
-  batchReaderOf,
-  type DefaultReaderLike,
-  isBatchPromise,
-  isTransformReadable,
-  type ReadableStreamLike,
-} from "./consumers/read-batch.ts";
-export { describeValue } from "./shared/describe.ts";

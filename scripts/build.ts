@@ -1,19 +1,25 @@
 /**
  * Builds the npm package into dist/:
  *
- *   dist/mod.js                                    mod.ts bundled with all of core/ (platform neutral, ESM)
- *   dist/adapters/<rt>/mod.js                      each adapter bundled, importing ../../mod.js
+ *   dist/core/internal.js                          core/internal.ts bundled with all of core/ (platform neutral,
+ *                                                  ESM): the one copy of the core
+ *   dist/mod.js                                    the public names of mod.ts, re-exported from core/internal.js
+ *   dist/adapters/<rt>/mod.js                      each adapter bundled with the kit (adapters/kit/), importing
+ *                                                  ../../mod.js and ../../core/internal.js
  *   dist/mod.cjs, dist/adapters/<rt>/mod.cjs       CommonJS entry points: `module.exports = require("./mod.js")`
  *   dist/**\/*.d.ts                                 declarations from tsc (tsconfig.build.json), pruned to what
  *                                                  the entry points' declarations reach
  *   dist/**\/*.d.cts                                the same declarations for `require` (specifiers -> .cjs)
  *
- * One core per process: there is exactly one implementation file, dist/mod.js. Adapters do NOT get their own
- * copy of the core: their import of ../../mod.ts is kept external and pointed at dist/mod.js, so
- * `fusestreams`, `fusestreams/node`, `fusestreams/edge`, ... all share one set of classes. The CommonJS entry
+ * One core per process: there is exactly one implementation file, dist/core/internal.js (the core's private
+ * entry point: the public API plus what the kit needs; it is in no `exports` entry). dist/mod.js re-exports
+ * the public names from it, and adapters do NOT get their own copy of the core: their imports of ../../mod.ts
+ * and (through the kit) of core/internal.ts are kept external, so `fusestreams`, `fusestreams/node`,
+ * `fusestreams/edge`, ... all share one set of classes. The CommonJS entry
  * points load the ES modules with require() (Node.js ^20.19 / >= 22.12, Bun, Deno), so a stream made through
  * `import` and a pipe made through `require` in one process are the same classes (no dual-package hazard).
- * An adapter must reach the core only through mod.ts; importing core/ files directly is a build error.
+ * An adapter reaches the core only through mod.ts and the kit, the kit only through core/internal.ts;
+ * importing any other core/ file from adapters/ is a build error.
  *
  * The build also prints each entry point's size as `esbuild --bundle --minify` makes it (and gzip); the
  * size budget and the partial imports are scripts/size.ts's.
@@ -24,21 +30,23 @@
 import * as esbuild from "esbuild";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { pathToFileURL } from "node:url";
 import process from "node:process";
 import { gzipSync } from "node:zlib";
 import { ADAPTERS, BIN, isMain, listFiles, rel, ROOT, rootPath, run, secs } from "./lib.ts";
 
 const DIST = rootPath("dist");
 const ROOT_MOD = rootPath("mod.ts");
+const CORE_INTERNAL = rootPath("core", "internal.ts");
 const CORE_DIR = rootPath("core") + sep;
-/** core/interop/ (the adapter contract and the runtime-agnostic patch machinery) reaches the core only through mod.ts, so adapters may bundle it. */
-const INTEROP_DIR = rootPath("core", "interop") + sep;
 
 /** Bundle targets: ES2023 everywhere (Node >= 20, current Deno/Bun, workerd, evergreen browsers). */
 const TARGET = "es2023";
 
 /** The package's entry points (source modules). */
 export const ENTRY_SOURCES: readonly string[] = ["mod.ts", ...ADAPTERS.map((a) => `adapters/${a}/mod.ts`)];
+/** The one bundle of the core, which dist/mod.js and the adapters' bundles import. */
+const CORE_SOURCE = "core/internal.ts";
 
 /** Output files of the build (relative to the root), for checks. */
 export function expectedOutputs(): string[] {
@@ -55,7 +63,10 @@ function posixRelative(fromDir: string, to: string): string {
   return r.startsWith(".") ? r : `./${r}`;
 }
 
-/** Keeps an adapter's import of the root mod.ts external, pointing at the shared dist build. */
+/**
+ * Keeps an adapter's imports of the root mod.ts and of core/internal.ts external, pointing at the shared dist
+ * build; the kit (adapters/kit/) is bundled into each adapter.
+ */
 function sharedCorePlugin(outfile: string): esbuild.Plugin {
   return {
     name: "fusestreams-shared-core",
@@ -65,12 +76,16 @@ function sharedCorePlugin(outfile: string): esbuild.Plugin {
         if (abs === ROOT_MOD) {
           return { path: posixRelative(dirname(outfile), rootPath("dist", "mod.js")), external: true };
         }
-        if (abs.startsWith(CORE_DIR) && !abs.startsWith(INTEROP_DIR)) {
+        if (abs === CORE_INTERNAL) {
+          return { path: posixRelative(dirname(outfile), rootPath("dist", "core", "internal.js")), external: true };
+        }
+        if (abs.startsWith(CORE_DIR)) {
           return {
             errors: [
               {
-                text: `${rel(args.importer)} imports ${args.path} directly: adapters must import the core through ` +
-                  `mod.ts (otherwise each adapter bundle gets its own copy of the core classes).`,
+                text: `${rel(args.importer)} imports ${args.path} directly: adapters reach the core through ` +
+                  `mod.ts and the kit through core/internal.ts (otherwise each adapter bundle gets its own copy ` +
+                  `of the core classes).`,
               },
             ],
           };
@@ -79,6 +94,20 @@ function sharedCorePlugin(outfile: string): esbuild.Plugin {
       });
     },
   };
+}
+
+/**
+ * dist/mod.js: the public names of mod.ts (its exports when loaded from source), re-exported from the core's
+ * one bundle, so that `fusestreams` shows exactly the public API while sharing the classes with the kit.
+ */
+async function writePublicEntry(): Promise<void> {
+  const api = (await import(pathToFileURL(ROOT_MOD).href)) as Record<string, unknown>;
+  const names = Object.keys(api).sort();
+  writeFileSync(
+    rootPath("dist", "mod.js"),
+    `// The public API of fusestreams: the public names of the core's one bundle (./core/internal.js).\n` +
+      `export {\n${names.map((n) => `  ${n},\n`).join("")}} from "./core/internal.js";\n`,
+  );
 }
 
 /** Platform and external modules of an entry point's bundle. */
@@ -90,6 +119,7 @@ function platformOf(source: string): { platform: esbuild.Platform; external: str
 }
 
 function buildOptions(source: string): esbuild.BuildOptions {
+  // The core's bundle is platform neutral, like the root entry it re-exports.
   const adapter = /^adapters\/([^/]+)\/mod\.ts$/.exec(source)?.[1];
   const outfile = rootPath("dist", source.replace(/\.ts$/, ".js"));
   const { platform, external } = platformOf(source);
@@ -221,7 +251,9 @@ export async function build(): Promise<boolean> {
   rmSync(DIST, { recursive: true, force: true });
 
   try {
-    await Promise.all(ENTRY_SOURCES.map((source) => esbuild.build(buildOptions(source))));
+    const bundled = [CORE_SOURCE, ...ENTRY_SOURCES.filter((s) => s !== "mod.ts")];
+    await Promise.all(bundled.map((source) => esbuild.build(buildOptions(source))));
+    await writePublicEntry();
   } catch (err) {
     // esbuild has already printed the diagnostics
     console.error(`build: esbuild failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);

@@ -216,6 +216,7 @@ async function bundleDistTests(): Promise<{ runner: string; checkDist: string; t
   const outdir = join(TMP, "dist-tests");
   rmSync(outdir, { recursive: true, force: true });
   const modTs = rootPath("mod.ts");
+  const internalTs = rootPath("core", "internal.ts");
   const adapterTs = new Map(ADAPTERS.map((a) => [rootPath("adapters", a, "mod.ts"), `fusestreams/${a}`]));
   const tests = unitTestFiles();
   await esbuild.build({
@@ -240,6 +241,8 @@ async function bundleDistTests(): Promise<{ runner: string; checkDist: string; t
           b.onResolve({ filter: /^\.\.?\// }, (args) => {
             const abs = resolve(args.resolveDir, args.path);
             if (abs === modTs) return { path: "fusestreams", external: true };
+            // The kit's tests import it from source; its door to the core is the built core (one copy).
+            if (abs === internalTs) return { path: rootPath("dist", "core", "internal.js"), external: true };
             const subpath = adapterTs.get(abs);
             if (subpath) return { path: subpath, external: true };
             return undefined;

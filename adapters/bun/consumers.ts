@@ -6,9 +6,9 @@
  * as `toNativeReadableStream(stream)`. Native streams go to Bun's functions unchanged.
  * @module
  */
-import { isOurReadable } from "../../core/interop/natives.ts";
-import type { PatchTransaction } from "../../core/interop/patch-transaction.ts";
-import { nativeInSameState, toNativeBody, toNativeReadableStream } from "../../core/interop/to-native.ts";
+import { isOurReadable } from "../kit/natives.ts";
+import type { PatchTransaction } from "../kit/patch-transaction.ts";
+import { nativeInSameState, toNativeBody, toNativeReadableStream } from "../kit/to-native.ts";
 import { directBody } from "./direct-body.ts";
 
 /** Bun's consumers of byte streams (the chunks must be bytes). */

@@ -8,8 +8,8 @@
  * @module
  */
 import type { ReadableStream } from "../../mod.ts";
-import { type BridgePipe, pipeToBridge } from "../../core/interop/bridge-pipe.ts";
-import { Native, noop } from "../../core/interop/natives.ts";
+import { type BridgePipe, pipeToBridge } from "../kit/bridge-pipe.ts";
+import { Native, noop } from "../kit/natives.ts";
 
 /** The controller Bun passes to a `type: "direct"` source's `pull()`. */
 interface DirectController {

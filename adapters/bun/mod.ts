@@ -18,16 +18,16 @@ import type {
   RuntimeAdapter,
   ToNativeReadableStream,
   UnpatchGlobalWebStreams,
-} from "../../core/interop/adapter.ts";
-import { createGlobalPatch } from "../../core/interop/global-patch.ts";
-import { runtimeMismatch } from "../../core/interop/runtime.ts";
-import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
+} from "../kit/contract.ts";
+import { createGlobalPatch } from "../kit/global-patch.ts";
+import { runtimeMismatch } from "../kit/runtime.ts";
+import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { patchBunConsumers } from "./consumers.ts";
 import { directBody } from "./direct-body.ts";
 
 export * from "../../mod.ts";
 /** The adapter contract's types (the same on every runtime). */
-export type * from "../../core/interop/adapter.ts";
+export type * from "../kit/contract.ts";
 
 /**
  * Whether the code runs on Bun: the `Bun` namespace with a version string, and a user agent that says Bun

@@ -18,19 +18,19 @@ import type {
   RuntimeAdapter,
   ToNativeReadableStream,
   UnpatchGlobalWebStreams,
-} from "../../core/interop/adapter.ts";
-import { createGlobalPatch } from "../../core/interop/global-patch.ts";
-import { runtimeMismatch } from "../../core/interop/runtime.ts";
-import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
-import { batchedBody } from "../../core/interop/batched-body.ts";
-import { collectByBatches, patchBodyConsumers } from "../../core/interop/body-consumers.ts";
+} from "../kit/contract.ts";
+import { createGlobalPatch } from "../kit/global-patch.ts";
+import { runtimeMismatch } from "../kit/runtime.ts";
+import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
+import { batchedBody } from "../kit/batched-body-bridge.ts";
+import { collectByBatches, patchBodyConsumers } from "../kit/body-consumers.ts";
 import { openResourceReader } from "./resource-reader.ts";
-import { shellHooks } from "../../core/interop/native-shells.ts";
-import { isNativeReadable, isOurReadable, Native } from "../../core/interop/natives.ts";
+import { shellHooks } from "../kit/native-shells.ts";
+import { isNativeReadable, isOurReadable, Native } from "../kit/natives.ts";
 
 export * from "../../mod.ts";
 /** The adapter contract's types (the same on every runtime). */
-export type * from "../../core/interop/adapter.ts";
+export type * from "../kit/contract.ts";
 
 /**
  * Whether the code runs on Deno: the `Deno` namespace with a version string, and a user agent that says

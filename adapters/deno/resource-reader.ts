@@ -9,8 +9,8 @@
  * Measured in `rt-fetch-3` (README, Deno).
  * @module
  */
-import { Native } from "../../core/interop/natives.ts";
-import type { NativeReader } from "../../core/interop/native-shells.ts";
+import { Native } from "../kit/natives.ts";
+import type { NativeReader } from "../kit/native-shells.ts";
 
 /** The size of the reused buffer: what Deno reads from a resource at most per op for a default read. */
 const BUFFER_BYTES = 64 * 1024;

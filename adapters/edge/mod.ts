@@ -28,17 +28,17 @@ import type {
   RuntimeAdapter,
   ToNativeReadableStream,
   UnpatchGlobalWebStreams,
-} from "../../core/interop/adapter.ts";
-import { createGlobalPatch, type GlobalPatch } from "../../core/interop/global-patch.ts";
-import { batchedBody } from "../../core/interop/batched-body.ts";
-import { patchBodyConsumers } from "../../core/interop/body-consumers.ts";
-import { runtimeMismatch } from "../../core/interop/runtime.ts";
-import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
+} from "../kit/contract.ts";
+import { createGlobalPatch, type GlobalPatch } from "../kit/global-patch.ts";
+import { batchedBody } from "../kit/batched-body-bridge.ts";
+import { patchBodyConsumers } from "../kit/body-consumers.ts";
+import { runtimeMismatch } from "../kit/runtime.ts";
+import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { onEdgeRuntime } from "./runtime.ts";
 
 export * from "../../mod.ts";
 /** The adapter contract's types (the same on every runtime). */
-export type * from "../../core/interop/adapter.ts";
+export type * from "../kit/contract.ts";
 
 // Made on first use, so that a bundle that never calls the patch functions drops the patch machinery.
 let globalPatch: GlobalPatch | undefined;

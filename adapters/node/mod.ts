@@ -29,12 +29,12 @@ export {
   toNodeDuplex,
   type ToNodeDuplexOptions,
 } from "./duplex.ts";
-import type { RuntimeAdapter, ToNativeReadableStream } from "../../core/interop/adapter.ts";
-import { toNativeReadableStream as toNative } from "../../core/interop/to-native.ts";
+import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
+import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStreams } from "./patch.ts";
 
 /** The adapter contract's types (the same on every runtime). */
-export type * from "../../core/interop/adapter.ts";
+export type * from "../kit/contract.ts";
 export { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStreams };
 
 /**

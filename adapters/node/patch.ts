@@ -10,12 +10,12 @@ import type {
   IsGlobalWebStreamsPatched,
   PatchGlobalWebStreams,
   UnpatchGlobalWebStreams,
-} from "../../core/interop/adapter.ts";
-import { createGlobalPatch } from "../../core/interop/global-patch.ts";
-import { isBodyShell } from "../../core/interop/body-shells.ts";
-import { isOurReadable, isOurWritable } from "../../core/interop/natives.ts";
-import type { PatchTransaction } from "../../core/interop/patch-transaction.ts";
-import { runtimeMismatch } from "../../core/interop/runtime.ts";
+} from "../kit/contract.ts";
+import { createGlobalPatch } from "../kit/global-patch.ts";
+import { isBodyShell } from "../kit/body-shells.ts";
+import { isOurReadable, isOurWritable } from "../kit/natives.ts";
+import type { PatchTransaction } from "../kit/patch-transaction.ts";
+import { runtimeMismatch } from "../kit/runtime.ts";
 import { fromNodeDuplex, toNodeDuplex } from "./duplex.ts";
 import { fromNodeReadable } from "./from-node-readable.ts";
 import { fromNodeWritable } from "./from-node-writable.ts";

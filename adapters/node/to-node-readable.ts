@@ -11,14 +11,16 @@ import {
   type BatchAnswer,
   isBatchPromise,
   isTransformReadable,
+  type ReadableStreamLike,
+} from "../kit/batch-reader.ts";
+import {
   type ReadableStream,
   type ReadableStreamDefaultReader,
-  type ReadableStreamLike,
   type ReadableStreamReadResult,
   WritableStream,
   type WritableStreamDefaultController,
 } from "../../mod.ts";
-import { isOurReadable } from "../../core/interop/natives.ts";
+import { isOurReadable } from "../kit/natives.ts";
 
 /** Options of {@link toNodeReadable} (passed on to the `Readable` constructor). */
 export interface ToNodeReadableOptions {

@@ -18,7 +18,7 @@ export interface BatchedExtras {
   bytes(stream: ReadableStream<Uint8Array>): Promise<Uint8Array>;
   text(stream: ReadableStream<Uint8Array>): Promise<string>;
   TextLineStream: new () => TransformStream<string, string>;
-  /** The runtime adapters' toNativeReadableStream (core/interop/to-native.ts), when the build has it. */
+  /** The runtime adapters' toNativeReadableStream (adapters/kit/to-native.ts), when the build has it. */
   toNativeReadableStream?: <T>(stream: ReadableStream<T>) => ReadableStream<T>;
 }
 

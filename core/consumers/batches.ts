@@ -10,7 +10,7 @@ import {
   type BatchReader,
   isAnswerPromise,
   type ReadableStreamLike,
-} from "./read-batch.ts";
+} from "../batching/batch-reader.ts";
 import type { AnyReadableStream, BatchesOptions, ReadableStreamBatchIterator } from "./types.ts";
 
 const DONE_RESULT: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });

@@ -6,7 +6,7 @@
 import { isUint8Array, typedArrayByteLength } from "../shared/buffers.ts";
 import { typeError } from "../shared/webidl.ts";
 import { describeValue } from "../shared/describe.ts";
-import { acquireBatchReader, BATCH_DONE, isBatchPromise, type ReadableStreamLike } from "./read-batch.ts";
+import { acquireBatchReader, BATCH_DONE, isBatchPromise, type ReadableStreamLike } from "../batching/batch-reader.ts";
 
 /** Every chunk of a stream, in order, and their total length in bytes. */
 export interface CollectedBytes {

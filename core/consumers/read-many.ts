@@ -3,7 +3,7 @@
  * @module
  */
 import { PromiseReject, PromiseResolve } from "../shared/primordials.ts";
-import { type BatchAnswer, batchReaderOf, type DefaultReaderLike, isAnswerPromise } from "./read-batch.ts";
+import { type BatchAnswer, batchReaderOf, type DefaultReaderLike, isAnswerPromise } from "../batching/batch-reader.ts";
 import type { AnyReadableStreamDefaultReader, ReadManyResult } from "./types.ts";
 
 const RESULT_ANSWER: BatchAnswer<ReadManyResult<unknown>> = {

@@ -2,7 +2,7 @@
  * `concatReadableStreams(...streams)`: one stream after another.
  * @module
  */
-import { type Batch, BATCH_DONE, isBatchPromise } from "../consumers/read-batch.ts";
+import { type Batch, BATCH_DONE, isBatchPromise } from "../batching/batch-reader.ts";
 import type { AnyReadableStream } from "../consumers/types.ts";
 import { PromisePrototypeThen } from "../shared/primordials.ts";
 import { ReadableStream } from "../api/readable.ts";

@@ -2,7 +2,7 @@
  * The input side shared by `concatReadableStreams()` and `mergeReadableStreams()`.
  * @module
  */
-import { acquireBatchReader, type BatchReader, type ReadableStreamLike } from "../consumers/read-batch.ts";
+import { acquireBatchReader, type BatchReader, type ReadableStreamLike } from "../batching/batch-reader.ts";
 import type { AnyReadableStream } from "../consumers/types.ts";
 import { NativePromise, PromisePrototypeThen } from "../shared/primordials.ts";
 

@@ -2,7 +2,7 @@
  * `mergeReadableStreams(...streams)`: several streams read at once, their chunks interleaved as they come.
  * @module
  */
-import { BATCH_DONE, type BatchReader, isBatchPromise } from "../consumers/read-batch.ts";
+import { BATCH_DONE, type BatchReader, isBatchPromise } from "../batching/batch-reader.ts";
 import type { AnyReadableStream } from "../consumers/types.ts";
 import { NativePromise, PromisePrototypeThen } from "../shared/primordials.ts";
 import type { ReadableStreamDefaultController } from "../api/readable-controllers.ts";

@@ -34,7 +34,7 @@
  * @module
  */
 import * as edge from "../../adapters/edge/mod.ts";
-import { joinBytes } from "../../core/interop/join-bytes.ts";
+import { joinBytes } from "../../adapters/kit/join-bytes.ts";
 import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 import { lockedBodyOutcomes, lockedRequestOutcomes } from "../shared/body-lock.ts";

@@ -1,5 +1,5 @@
 /**
- * core/interop's bridges read our streams in batches (issue 18): chunk order and no loss across batch
+ * the kit's bridges read our streams in batches (issue 18): chunk order and no loss across batch
  * boundaries, backpressure, cancel and errors, for `toNativeReadableStream`, the byte-checked default body
  * bridge (`toNativeBody`), BODY-BATCH's bridge (`batchedBody`, whose pipe reads a stream that is no
  * transform's readable side in batches: BRIDGE-BATCH) and, on Bun, BUN-DIRECT (`directBody`). Runs on every
@@ -10,8 +10,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as fuse from "../../mod.ts";
-import { toNativeBody, toNativeReadableStream } from "../../core/interop/to-native.ts";
-import { BATCH_BYTES, batchedBody } from "../../core/interop/batched-body.ts";
+import { toNativeBody, toNativeReadableStream } from "../../adapters/kit/to-native.ts";
+import { BATCH_BYTES, batchedBody } from "../../adapters/kit/batched-body-bridge.ts";
 import { directBody } from "../../adapters/bun/direct-body.ts";
 
 const isBun = "Bun" in globalThis;

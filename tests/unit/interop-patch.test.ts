@@ -1,5 +1,5 @@
 /**
- * core/interop: the patch transaction (all or nothing, exact restore, the failing step named), the shared
+ * adapters/kit: the patch transaction (all or nothing, exact restore, the failing step named), the shared
  * global patch built on it, the runtime check of the Node.js adapter on other runtimes, and
  * toNativeReadableStream. Runs on every runtime.
  *
@@ -8,9 +8,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as fuse from "../../mod.ts";
-import { createGlobalPatch } from "../../core/interop/global-patch.ts";
-import { PatchTransaction } from "../../core/interop/patch-transaction.ts";
-import { toNativeReadableStream } from "../../core/interop/to-native.ts";
+import { createGlobalPatch } from "../../adapters/kit/global-patch.ts";
+import { PatchTransaction } from "../../adapters/kit/patch-transaction.ts";
+import { toNativeReadableStream } from "../../adapters/kit/to-native.ts";
 import * as nodeAdapter from "../../adapters/node/mod.ts";
 import * as denoAdapter from "../../adapters/deno/mod.ts";
 import * as bunAdapter from "../../adapters/bun/mod.ts";

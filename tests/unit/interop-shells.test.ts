@@ -1,5 +1,5 @@
 /**
- * core/interop pieces the edge runtimes rely on, checked on every runtime: a patch transaction on a
+ * adapters/kit pieces the edge runtimes rely on, checked on every runtime: a patch transaction on a
  * non-configurable but writable property (edge-runtime's globals), body shells over a native body that
  * was handed to a new body (edge-runtime's server re-wraps every response), and body shells over the two
  * branches of a native default stream's tee() (undici 6 clones bodies so), which share chunk objects: a
@@ -9,8 +9,8 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { bodyShellOf, takeNativeOfBodyShell } from "../../core/interop/body-shells.ts";
-import { PatchTransaction } from "../../core/interop/patch-transaction.ts";
+import { bodyShellOf, takeNativeOfBodyShell } from "../../adapters/kit/body-shells.ts";
+import { PatchTransaction } from "../../adapters/kit/patch-transaction.ts";
 
 const NativeRS = globalThis.ReadableStream;
 

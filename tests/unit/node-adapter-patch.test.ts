@@ -19,7 +19,7 @@ import type { AddressInfo } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as fuse from "../../adapters/node/mod.ts";
-import { CLASS_NAMES } from "../../core/interop/global-patch.ts";
+import { CLASS_NAMES } from "../../adapters/kit/global-patch.ts";
 import { lockedBodyOutcomes } from "../shared/body-lock.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 import { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStreams } from "../../adapters/node/mod.ts";

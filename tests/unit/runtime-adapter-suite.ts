@@ -16,13 +16,13 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { CLASS_NAMES } from "../../core/interop/global-patch.ts";
+import { CLASS_NAMES } from "../../adapters/kit/global-patch.ts";
 import * as fuse from "../../mod.ts";
 import { lockedBodyOutcomes } from "../shared/body-lock.ts";
 import { describeRequest, INIT_CASES } from "../shared/request-inits.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 
-/** The adapter contract as these tests use it (core/interop's `RuntimeAdapter`). */
+/** The adapter contract as these tests use it (the kit's `RuntimeAdapter`). */
 export interface AdapterUnderTest {
   patchGlobalWebStreams(): void;
   unpatchGlobalWebStreams(): void;

@@ -4,7 +4,7 @@
  * `adapter` object typed as {@link RuntimeAdapter}, so `tsc` checks each one against this file.
  * @module
  */
-import type { ReadableStream } from "../../mod.ts";
+import type { ReadableStream } from "../../core/internal.ts";
 
 /** The runtimes fusestreams has an adapter for (`edge`: workerd, edge-light, browsers). */
 export type RuntimeName = "node" | "deno" | "bun" | "edge";

@@ -16,7 +16,7 @@
  * (`route-0`/`route-3`); a batch-read loop filling this same buffer instead of the pipe, 0.91-1.06x (noise).
  * @module
  */
-import type { ReadableStream } from "../../mod.ts";
+import type { ReadableStream } from "../../core/internal.ts";
 import { type BridgePipe, pipeToBridge } from "./bridge-pipe.ts";
 import { joinBytes } from "./join-bytes.ts";
 import { Native } from "./natives.ts";
@@ -25,7 +25,7 @@ import { Native } from "./natives.ts";
 export const BATCH_BYTES: number = 64 * 1024;
 
 /**
- * A native stream with the bytes of `stream` (see core/interop's `BodyBridge`): chunks that are not a
+ * A native stream with the bytes of `stream` (see the kit's `BodyBridge`): chunks that are not a
  * BufferSource end it with `bodyBytes`' `TypeError` (and cancel `stream` with it); an error of `stream`
  * errors it with the same object; cancelling it cancels `stream` with the same reason (see
  * `pipeToBridge`), and its cancel fails as ours does. The chunks it

@@ -3,7 +3,7 @@
  * patch replaces the globals. Only web-standard globals are read.
  * @module
  */
-import { ReadableStream, WritableStream } from "../../mod.ts";
+import { ReadableStream, WritableStream } from "../../core/internal.ts";
 
 /** The native classes (undefined where the runtime has none). */
 export const Native: {

@@ -14,7 +14,7 @@
  *
  * On a fusestreams stream a batch is every chunk queued now, taken in one step, or, when nothing is queued,
  * what the next `read()` would get plus whatever a synchronous `pull()` chain delivers right after it (see
- * core/readable/batch-request.ts); the source's `pull()` is called as a read loop would call it. A
+ * core/batching/engine.ts); the source's `pull()` is called as a read loop would call it. A
  * `read()` that finds chunks queued (or the stream closed) answers synchronously, without a promise. On
  * another implementation's stream it is one `read()` per batch, or Bun's `readMany()` where the reader has one.
  * @module
@@ -34,7 +34,7 @@ import {
   type BatchSession,
   RAW_BATCH_ANSWER,
   ReadableStreamDefaultReaderReadBatch,
-} from "../readable/batch-request.ts";
+} from "./engine.ts";
 import { readableStreamInternalOrUndefined } from "../readable/brand.ts";
 import { defaultReaderInternalOrUndefined } from "../readable/default-reader.ts";
 import {

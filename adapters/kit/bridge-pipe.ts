@@ -24,7 +24,7 @@ import {
   type ReadableStreamLike,
   WritableStream,
   type WritableStreamDefaultController,
-} from "../../mod.ts";
+} from "../../core/internal.ts";
 import { noop } from "./natives.ts";
 import { bodyBytes } from "./to-native.ts";
 

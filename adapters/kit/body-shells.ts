@@ -6,7 +6,7 @@
  * body's in line (`syncBodyShell`), so that the runtime's own consumers see the body's real state.
  * @module
  */
-import type { ReadableStream } from "../../mod.ts";
+import type { ReadableStream } from "../../core/internal.ts";
 import { type BodyLink, linkedShell, nativeHoldOf, readableShell } from "./native-shells.ts";
 import { noop } from "./natives.ts";
 

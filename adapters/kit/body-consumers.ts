@@ -16,8 +16,8 @@
  * both (the pipe fuses the chain, where a batch read would get one chunk per wake).
  * @module
  */
-import { collectBytes, isTransformReadable, WritableStream } from "../../mod.ts";
-import { claimBatchedBody, type ClaimedBody } from "./batched-body.ts";
+import { collectBytes, isTransformReadable, WritableStream } from "../../core/internal.ts";
+import { claimBatchedBody, type ClaimedBody } from "./batched-body-bridge.ts";
 import { joinBytes } from "./join-bytes.ts";
 import { syncBodyShellOf } from "./body-shells.ts";
 import { ownerOf } from "./natives.ts";

@@ -1,6 +1,6 @@
 /**
  * Batched reads of a fusestreams ReadableStream, for `readMany()`, `batches()`, the consumers of
- * core/consumers/ and the runtime adapters (through core/consumers/read-batch.ts).
+ * core/consumers/ and the runtime adapters (through core/batching/batch-reader.ts).
  *
  * A batch read takes every chunk queued now, in one step, as that many `read()` calls made back to back would
  * (each dequeue runs the same close and pull-if-needed steps). When nothing is queued it waits like a `read()`
@@ -15,9 +15,9 @@ import { MathFloor, NativeArray, NativePromise, PromiseReject } from "../shared/
 import { newPendingPromise, pendingReject, pendingResolve, SHARED_EXECUTOR } from "../shared/promise.ts";
 import type { AlgorithmResult } from "../shared/promise.ts";
 import { JobQueue } from "../shared/jobs.ts";
-import type { ByteControllerInternal } from "./byte-controller.ts";
-import type { DefaultControllerInternal } from "./default-controller.ts";
-import { NO_SOURCE_ALGORITHMS, type SourceAlgorithms } from "./source-algorithms.ts";
+import type { ByteControllerInternal } from "../readable/byte-controller.ts";
+import type { DefaultControllerInternal } from "../readable/default-controller.ts";
+import { NO_SOURCE_ALGORITHMS, type SourceAlgorithms } from "../readable/source-algorithms.ts";
 import {
   CLOSED,
   ERRORED,
@@ -26,7 +26,7 @@ import {
   type ReadableStreamInternal,
   type ReaderInternal,
   type ReadRequest,
-} from "./stream-internal.ts";
+} from "../readable/stream-internal.ts";
 
 /** What a batch read gives once the stream has closed and every chunk has been read. */
 export const BATCH_DONE: unique symbol = Symbol("end of stream");

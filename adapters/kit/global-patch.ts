@@ -5,13 +5,13 @@
  * (`createGlobalPatch({ ... })`), in the way a Hono adapter passes runtime primitives to the core.
  * @module
  */
-import * as api from "../../mod.ts";
+import * as api from "../../core/internal.ts";
 import type {
   IsGlobalWebStreamsPatched,
   PatchGlobalWebStreams,
   RuntimeName,
   UnpatchGlobalWebStreams,
-} from "./adapter.ts";
+} from "./contract.ts";
 import { bodyShellFor, syncBodyShellOf, takeBodyForPipe } from "./body-shells.ts";
 import { holdNativeOf, readableShell, releaseUnusedWritableShell, writableShell } from "./native-shells.ts";
 import {

@@ -11,7 +11,7 @@ import {
   type UnderlyingByteSource,
   WritableStream,
   type WritableStreamDefaultController,
-} from "../../mod.ts";
+} from "../../core/internal.ts";
 import { noop } from "./natives.ts";
 
 /** What a shell reads its native stream through: a native default reader, or a runtime's own reader. */

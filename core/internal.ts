@@ -1,0 +1,25 @@
+/**
+ * The core's private entry point: the whole public API (`mod.ts`) plus what only the runtime kit
+ * (`adapters/kit/`) needs from the core. It is not part of the package's exports and no user should import
+ * it; the kit imports the core through this module alone, and the npm build makes it the one copy of the
+ * core in a process (`dist/core/internal.js`; `dist/mod.js` re-exports its public names).
+ * @module
+ */
+export * from "./mod.ts";
+// Batched reading of any ReadableStream, for the body bridges and `toNodeReadable`.
+export {
+  acquireBatchReader,
+  type Batch,
+  type BatchAnswer,
+  BATCH_DONE,
+  type BatchReader,
+  batchReaderOf,
+  type DefaultReaderLike,
+  isBatchPromise,
+  isTransformReadable,
+  type ReadableStreamLike,
+} from "./batching/batch-reader.ts";
+// Reading a whole byte stream (the kit's body consumers).
+export { type CollectedBytes, collectBytes } from "./consumers/collect.ts";
+// How a bad value is named in error messages.
+export { describeValue } from "./shared/describe.ts";

@@ -12,15 +12,8 @@
  * ```
  * @module
  */
-import type {
-  IsGlobalWebStreamsPatched,
-  PatchGlobalWebStreams,
-  RuntimeAdapter,
-  ToNativeReadableStream,
-  UnpatchGlobalWebStreams,
-} from "../kit/contract.ts";
-import { createGlobalPatch } from "../kit/global-patch.ts";
-import { runtimeMismatch } from "../kit/runtime.ts";
+import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
+import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { patchBunConsumers } from "./consumers.ts";
 import { directBody } from "./direct-body.ts";
@@ -28,7 +21,6 @@ import { directBody } from "./direct-body.ts";
 export * from "../../mod.ts";
 /** The adapter contract's types (the same on every runtime). */
 export type * from "../kit/contract.ts";
-
 /**
  * Whether the code runs on Bun: the `Bun` namespace with a version string, and a user agent that says Bun
  * (a `Bun` object put on another runtime's global by a shim does not count).
@@ -39,9 +31,11 @@ function onBun(): boolean {
   return typeof bun?.version === "string" && typeof ua === "string" && ua.startsWith("Bun/");
 }
 
-const globalPatch = createGlobalPatch({
+/** The Bun adapter as one object, checked against the adapter contract. */
+export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
   runtime: "bun",
-  checkRuntime: () => runtimeMismatch("Bun", onBun()),
+  displayName: "Bun",
+  detect: onBun,
   // Response.prototype.body and Request.prototype.body are non-configurable in Bun: bodies stay native.
   shared: { bodies: false },
   bodyBridge: directBody,
@@ -53,22 +47,19 @@ const globalPatch = createGlobalPatch({
  * streams (fetch and Request/Response bodies, `Blob.stream()`, `Bun.file().stream()`) pipe into ours, and ours
  * are accepted as bodies by `Response`, `Request` and `fetch`.
  */
-export const patchGlobalWebStreams: PatchGlobalWebStreams = globalPatch.patchGlobalWebStreams;
+export function patchGlobalWebStreams(): void {
+  adapter.patchGlobalWebStreams();
+}
 
 /** Puts back exactly what {@link patchGlobalWebStreams} changed. */
-export const unpatchGlobalWebStreams: UnpatchGlobalWebStreams = globalPatch.unpatchGlobalWebStreams;
+export function unpatchGlobalWebStreams(): void {
+  adapter.unpatchGlobalWebStreams();
+}
 
 /** Whether {@link patchGlobalWebStreams} is in effect (from this copy of fusestreams). */
-export const isGlobalWebStreamsPatched: IsGlobalWebStreamsPatched = globalPatch.isGlobalWebStreamsPatched;
+export function isGlobalWebStreamsPatched(): boolean {
+  return adapter.isGlobalWebStreamsPatched();
+}
 
 /** A Bun `ReadableStream` reading one of ours, for Bun's APIs without the patch (see the contract). */
 export const toNativeReadableStream: ToNativeReadableStream = toNative;
-
-/** The Bun adapter as one object, checked against the adapter contract. */
-export const adapter: RuntimeAdapter = {
-  runtime: "bun",
-  patchGlobalWebStreams,
-  unpatchGlobalWebStreams,
-  isGlobalWebStreamsPatched,
-  toNativeReadableStream,
-};

@@ -12,26 +12,18 @@
  * ```
  * @module
  */
-import type {
-  IsGlobalWebStreamsPatched,
-  PatchGlobalWebStreams,
-  RuntimeAdapter,
-  ToNativeReadableStream,
-  UnpatchGlobalWebStreams,
-} from "../kit/contract.ts";
-import { createGlobalPatch } from "../kit/global-patch.ts";
-import { runtimeMismatch } from "../kit/runtime.ts";
+import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
+import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { batchedBody } from "../kit/batched-body-bridge.ts";
 import { collectByBatches, patchBodyConsumers } from "../kit/body-consumers.ts";
-import { openResourceReader } from "./resource-reader.ts";
 import { shellHooks } from "../kit/native-shells.ts";
 import { isNativeReadable, isOurReadable, Native } from "../kit/natives.ts";
+import { openResourceReader } from "./resource-reader.ts";
 
 export * from "../../mod.ts";
 /** The adapter contract's types (the same on every runtime). */
 export type * from "../kit/contract.ts";
-
 /**
  * Whether the code runs on Deno: the `Deno` namespace with a version string, and a user agent that says
  * Deno (a `Deno` object put on another runtime's global by a shim does not count).
@@ -61,9 +53,11 @@ function withNativeGlobalForIterables<T>(body: unknown, call: () => T): T {
   }
 }
 
-const globalPatch = createGlobalPatch({
+/** The Deno adapter as one object, checked against the adapter contract. */
+export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
   runtime: "deno",
-  checkRuntime: () => runtimeMismatch("Deno", onDeno()),
+  displayName: "Deno",
+  detect: onDeno,
   bodyBridge: batchedBody,
   aroundBodyInit: withNativeGlobalForIterables,
   after: [
@@ -77,22 +71,19 @@ const globalPatch = createGlobalPatch({
  * streams (fetch and Request/Response bodies, `Blob.stream()`, `FsFile.readable`) pipe into ours, and ours
  * are accepted as bodies by `Response`, `Request` and `fetch`.
  */
-export const patchGlobalWebStreams: PatchGlobalWebStreams = globalPatch.patchGlobalWebStreams;
+export function patchGlobalWebStreams(): void {
+  adapter.patchGlobalWebStreams();
+}
 
 /** Puts back exactly what {@link patchGlobalWebStreams} changed. */
-export const unpatchGlobalWebStreams: UnpatchGlobalWebStreams = globalPatch.unpatchGlobalWebStreams;
+export function unpatchGlobalWebStreams(): void {
+  adapter.unpatchGlobalWebStreams();
+}
 
 /** Whether {@link patchGlobalWebStreams} is in effect (from this copy of fusestreams). */
-export const isGlobalWebStreamsPatched: IsGlobalWebStreamsPatched = globalPatch.isGlobalWebStreamsPatched;
+export function isGlobalWebStreamsPatched(): boolean {
+  return adapter.isGlobalWebStreamsPatched();
+}
 
 /** A Deno `ReadableStream` reading one of ours, for Deno's APIs without the patch (see the contract). */
 export const toNativeReadableStream: ToNativeReadableStream = toNative;
-
-/** The Deno adapter as one object, checked against the adapter contract. */
-export const adapter: RuntimeAdapter = {
-  runtime: "deno",
-  patchGlobalWebStreams,
-  unpatchGlobalWebStreams,
-  isGlobalWebStreamsPatched,
-  toNativeReadableStream,
-};

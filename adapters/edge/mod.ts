@@ -22,36 +22,27 @@
  * compatibility flag would otherwise send the text `[object ReadableStream]`).
  * @module
  */
-import type {
-  IsGlobalWebStreamsPatched,
-  PatchGlobalWebStreams,
-  RuntimeAdapter,
-  ToNativeReadableStream,
-  UnpatchGlobalWebStreams,
-} from "../kit/contract.ts";
-import { createGlobalPatch, type GlobalPatch } from "../kit/global-patch.ts";
+import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
+import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
+import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { batchedBody } from "../kit/batched-body-bridge.ts";
 import { patchBodyConsumers } from "../kit/body-consumers.ts";
-import { runtimeMismatch } from "../kit/runtime.ts";
-import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { onEdgeRuntime } from "./runtime.ts";
 
 export * from "../../mod.ts";
 /** The adapter contract's types (the same on every runtime). */
 export type * from "../kit/contract.ts";
 
-// Made on first use, so that a bundle that never calls the patch functions drops the patch machinery.
-let globalPatch: GlobalPatch | undefined;
-function patcher(): GlobalPatch {
-  return (globalPatch ??= createGlobalPatch({
-    runtime: "edge",
-    checkRuntime: () => runtimeMismatch("workerd and edge-light", onEdgeRuntime()),
-    // BODY-BATCH: workerd reads a JavaScript body stream with a C++ call per chunk; batches cut them down.
-    bodyBridge: batchedBody,
-    // BODY-CONSUME: text()/arrayBuffer()/bytes()/json() of a body of ours read it without the bridge.
-    after: [{ name: "edge-consumers", run: patchBodyConsumers }],
-  }));
-}
+/** The edge adapter as one object, checked against the adapter contract. */
+export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
+  runtime: "edge",
+  displayName: "workerd and edge-light",
+  detect: onEdgeRuntime,
+  // BODY-BATCH: workerd reads a JavaScript body stream with a C++ call per chunk; batches cut them down.
+  bodyBridge: batchedBody,
+  // BODY-CONSUME: text()/arrayBuffer()/bytes()/json() of a body of ours read it without the bridge.
+  after: [{ name: "edge-consumers", run: patchBodyConsumers }],
+});
 
 /**
  * Makes the global stream classes fusestreams' on workerd and edge-light, all or nothing (see the adapter
@@ -68,17 +59,17 @@ function patcher(): GlobalPatch {
  * there, and a page's globals are shared with every other script); use {@link toNativeReadableStream}.
  */
 export function patchGlobalWebStreams(): void {
-  patcher().patchGlobalWebStreams();
+  adapter.patchGlobalWebStreams();
 }
 
 /** Puts back exactly what {@link patchGlobalWebStreams} changed (does nothing when not patched). */
 export function unpatchGlobalWebStreams(): void {
-  globalPatch?.unpatchGlobalWebStreams();
+  adapter.unpatchGlobalWebStreams();
 }
 
 /** Whether {@link patchGlobalWebStreams} is in effect (from this copy of fusestreams). */
 export function isGlobalWebStreamsPatched(): boolean {
-  return globalPatch?.isGlobalWebStreamsPatched() ?? false;
+  return adapter.isGlobalWebStreamsPatched();
 }
 
 /**
@@ -87,12 +78,3 @@ export function isGlobalWebStreamsPatched(): boolean {
  * pull taking every chunk ours has queued; cancel and errors propagate both ways. Works on every runtime, browsers included.
  */
 export const toNativeReadableStream: ToNativeReadableStream = toNative;
-
-/** The edge adapter as one object, checked against the adapter contract. */
-export const adapter: RuntimeAdapter = {
-  runtime: "edge",
-  patchGlobalWebStreams: patchGlobalWebStreams satisfies PatchGlobalWebStreams,
-  unpatchGlobalWebStreams: unpatchGlobalWebStreams satisfies UnpatchGlobalWebStreams,
-  isGlobalWebStreamsPatched: isGlobalWebStreamsPatched satisfies IsGlobalWebStreamsPatched,
-  toNativeReadableStream,
-};

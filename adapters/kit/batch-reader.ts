@@ -7,8 +7,8 @@
 export {
   acquireBatchReader,
   type Batch,
-  type BatchAnswer,
   BATCH_DONE,
+  type BatchAnswer,
   isBatchPromise,
   isTransformReadable,
   type ReadableStreamLike,

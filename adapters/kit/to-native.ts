@@ -4,7 +4,13 @@
  * (`toNativeBody`: `new Response(ours)`, `new Request(url, { body: ours })`, `fetch(url, { body: ours })`).
  * @module
  */
-import type { Batch, BatchAnswer, BatchReader, ReadableStream, ReadableStreamDefaultReader } from "../../core/internal.ts";
+import type {
+  Batch,
+  BatchAnswer,
+  BatchReader,
+  ReadableStream,
+  ReadableStreamDefaultReader,
+} from "../../core/internal.ts";
 import { BATCH_DONE, batchReaderOf, describeValue, isBatchPromise, readableStreamState } from "../../core/internal.ts";
 import { isNativeReadable, isOurReadable, Native } from "./natives.ts";
 import { takeNativeOfBodyShell } from "./body-shells.ts";

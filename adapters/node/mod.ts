@@ -30,12 +30,70 @@ export {
   type ToNodeDuplexOptions,
 } from "./duplex.ts";
 import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
+import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
-import { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStreams } from "./patch.ts";
+import { NODE_PATCH, onNode } from "./patch.ts";
 
 /** The adapter contract's types (the same on every runtime). */
 export type * from "../kit/contract.ts";
-export { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStreams };
+
+/** The Node.js adapter as one object, checked against the adapter contract every runtime's adapter fulfils. */
+export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
+  runtime: "node",
+  displayName: "Node.js",
+  detect: onNode,
+  ...NODE_PATCH,
+});
+
+/**
+ * Replaces the global stream classes with fusestreams' for the whole process, so that code that uses
+ * the globals (`new ReadableStream(...)`, `new Response(stream)`, `fetch(...).body`, ...) gets
+ * fusestreams streams. Calling it again while patched does nothing.
+ *
+ * What it changes (all of it undone by {@link unpatchGlobalWebStreams}):
+ *
+ * - `globalThis.ReadableStream`, `WritableStream`, `TransformStream`, their readers, writers and
+ *   controllers, `ReadableStreamBYOBRequest`, `ByteLengthQueuingStrategy` and `CountQueuingStrategy`
+ *   become fusestreams' classes.
+ * - `instanceof` keeps working both ways: a native stream is `instanceof` the patched global class
+ *   (`Symbol.hasInstance` on fusestreams' classes), and a fusestreams stream is `instanceof` the native
+ *   class (fusestreams' prototypes inherit from the native prototypes while patched, so Node.js's own
+ *   checks, such as undici's body type check, accept them).
+ * - `Response.prototype.body` and `Request.prototype.body` return a fusestreams stream: the body itself
+ *   when undici created it after the patch (it then uses the global classes), otherwise a shell of the
+ *   native body's kind (a byte stream for a byte stream) that reads it (one native read per chunk) and
+ *   whose lock the body methods (`text()`, `clone()`...) respect.
+ * - `pipeTo()` / `pipeThrough()` of native and fusestreams ReadableStreams accept a destination of the
+ *   other kind (for example fusestreams streams piped through the native `CompressionStream`,
+ *   `DecompressionStream`, `TextEncoderStream` or `TextDecoderStream`, which stay native).
+ * - `new Response(fusestreamsStream)` works, and `text()`, `arrayBuffer()`, `json()` read it.
+ *
+ * ```ts
+ * import { patchGlobalWebStreams } from "fusestreams/node";
+ *
+ * patchGlobalWebStreams();
+ * const res = await fetch("http://127.0.0.1:8080/");
+ * const upper = res.body!.pipeThrough(new TransformStream()); // fusestreams all the way
+ * ```
+ *
+ * Node.js only: the same classes are available everywhere from `fusestreams` without any patch.
+ */
+export function patchGlobalWebStreams(): void {
+  adapter.patchGlobalWebStreams();
+}
+
+/**
+ * Undoes {@link patchGlobalWebStreams}: every global, prototype property and prototype link it changed
+ * is put back exactly as it was (same values and property attributes). Does nothing when not patched.
+ */
+export function unpatchGlobalWebStreams(): void {
+  adapter.unpatchGlobalWebStreams();
+}
+
+/** Whether {@link patchGlobalWebStreams} is in effect (from this copy of fusestreams). */
+export function isGlobalWebStreamsPatched(): boolean {
+  return adapter.isGlobalWebStreamsPatched();
+}
 
 /**
  * A native (Node.js) `ReadableStream` that reads `stream`, for native APIs that take only their own
@@ -50,12 +108,3 @@ export { isGlobalWebStreamsPatched, patchGlobalWebStreams, unpatchGlobalWebStrea
  * ```
  */
 export const toNativeReadableStream: ToNativeReadableStream = toNative;
-
-/** The Node.js adapter as one object, checked against the adapter contract every runtime's adapter fulfils. */
-export const adapter: RuntimeAdapter = {
-  runtime: "node",
-  patchGlobalWebStreams,
-  unpatchGlobalWebStreams,
-  isGlobalWebStreamsPatched,
-  toNativeReadableStream,
-};

@@ -1,21 +1,15 @@
 /**
- * `patchGlobalWebStreams` / `unpatchGlobalWebStreams`: replace the runtime's global stream classes by
- * fusestreams', and put everything back exactly.
+ * The Node.js steps of the global patch (see `NODE_PATCH`): undici loaded first, the state symbols
+ * `node:stream` reads, `cancel()` of a locked body, `clone()`, and `node:stream`'s `fromWeb`/`toWeb`.
  * @module
  */
 import process from "node:process";
 import { Duplex, Readable, Writable } from "node:stream";
 import * as api from "../../mod.ts";
-import type {
-  IsGlobalWebStreamsPatched,
-  PatchGlobalWebStreams,
-  UnpatchGlobalWebStreams,
-} from "../kit/contract.ts";
-import { createGlobalPatch } from "../kit/global-patch.ts";
+import type { RuntimeAdapterConfig } from "../kit/runtime-adapter.ts";
 import { isBodyShell } from "../kit/body-shells.ts";
 import { isOurReadable, isOurWritable } from "../kit/natives.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
-import { runtimeMismatch } from "../kit/runtime.ts";
 import { fromNodeDuplex, toNodeDuplex } from "./duplex.ts";
 import { fromNodeReadable } from "./from-node-readable.ts";
 import { fromNodeWritable } from "./from-node-writable.ts";
@@ -31,15 +25,12 @@ const kIsWritable = Symbol.for("nodejs.stream.writable");
 const kIsClosedPromise = Symbol.for("nodejs.webstream.isClosedPromise");
 const getOwn = Object.getOwnPropertyDescriptor;
 
-/** Whether this is Node.js itself (Deno and Bun also define `process.versions.node`). */
-function onNode(): boolean {
-  const g = globalThis as { Deno?: unknown; Bun?: unknown };
-  return g.Deno === undefined && g.Bun === undefined && process.release?.name === "node";
-}
-
-const globalPatch = createGlobalPatch({
-  runtime: "node",
-  checkRuntime: () => runtimeMismatch("Node.js", onNode()),
+/**
+ * The Node.js adapter's configuration of the kit's global patch: its own steps around the shared ones.
+ * undici takes our streams as bodies itself (its brand check follows the prototype chain), so the shared
+ * `body-init` step is off.
+ */
+export const NODE_PATCH: Pick<RuntimeAdapterConfig, "before" | "after" | "shared"> = {
   before: [
     { name: "load undici", run: loadUndici },
     { name: "node:stream state symbols", run: patchStateSymbols },
@@ -49,53 +40,14 @@ const globalPatch = createGlobalPatch({
     { name: "Response/Request clone", run: patchClone },
     { name: "node:stream fromWeb/toWeb", run: patchNodeStreamStatics },
   ],
-  // undici takes our streams as bodies itself (its brand check follows the prototype chain).
   shared: { bodyInit: false },
-});
+};
 
-/**
- * Replaces the global stream classes with fusestreams' for the whole process, so that code that uses
- * the globals (`new ReadableStream(...)`, `new Response(stream)`, `fetch(...).body`, ...) gets
- * fusestreams streams. Calling it again while patched does nothing.
- *
- * What it changes (all of it undone by {@link unpatchGlobalWebStreams}):
- *
- * - `globalThis.ReadableStream`, `WritableStream`, `TransformStream`, their readers, writers and
- *   controllers, `ReadableStreamBYOBRequest`, `ByteLengthQueuingStrategy` and `CountQueuingStrategy`
- *   become fusestreams' classes.
- * - `instanceof` keeps working both ways: a native stream is `instanceof` the patched global class
- *   (`Symbol.hasInstance` on fusestreams' classes), and a fusestreams stream is `instanceof` the native
- *   class (fusestreams' prototypes inherit from the native prototypes while patched, so Node.js's own
- *   checks, such as undici's body type check, accept them).
- * - `Response.prototype.body` and `Request.prototype.body` return a fusestreams stream: the body itself
- *   when undici created it after the patch (it then uses the global classes), otherwise a shell of the
- *   native body's kind (a byte stream for a byte stream) that reads it (one native read per chunk) and
- *   whose lock the body methods (`text()`, `clone()`...) respect.
- * - `pipeTo()` / `pipeThrough()` of native and fusestreams ReadableStreams accept a destination of the
- *   other kind (for example fusestreams streams piped through the native `CompressionStream`,
- *   `DecompressionStream`, `TextEncoderStream` or `TextDecoderStream`, which stay native).
- * - `new Response(fusestreamsStream)` works, and `text()`, `arrayBuffer()`, `json()` read it.
- *
- * ```ts
- * import { patchGlobalWebStreams } from "fusestreams/node";
- *
- * patchGlobalWebStreams();
- * const res = await fetch("http://127.0.0.1:8080/");
- * const upper = res.body!.pipeThrough(new TransformStream()); // fusestreams all the way
- * ```
- *
- * Node.js only: the same classes are available everywhere from `fusestreams` without any patch.
- */
-export const patchGlobalWebStreams: PatchGlobalWebStreams = globalPatch.patchGlobalWebStreams;
-
-/**
- * Undoes {@link patchGlobalWebStreams}: every global, prototype property and prototype link it changed
- * is put back exactly as it was (same values and property attributes). Does nothing when not patched.
- */
-export const unpatchGlobalWebStreams: UnpatchGlobalWebStreams = globalPatch.unpatchGlobalWebStreams;
-
-/** Whether {@link patchGlobalWebStreams} is in effect (from this copy of fusestreams). */
-export const isGlobalWebStreamsPatched: IsGlobalWebStreamsPatched = globalPatch.isGlobalWebStreamsPatched;
+/** Whether this is Node.js itself (Deno and Bun also define `process.versions.node`). */
+export function onNode(): boolean {
+  const g = globalThis as { Deno?: unknown; Bun?: unknown };
+  return g.Deno === undefined && g.Bun === undefined && process.release?.name === "node";
+}
 
 /**
  * Node.js loads undici (fetch, Response, ...) lazily: make it load now, while the globals are the native

@@ -1,5 +1,5 @@
 /**
- * Textual guard for the portable core: mod.ts, core/**\/*.ts and adapters/edge/**\/*.ts may only use
+ * Textual guard for the portable code: mod.ts, core/**\/*.ts, the kit (adapters/kit/) and adapters/edge/ may only use
  * web-standard globals. Complements tsconfig.core.json (which has no Node/Bun/Deno types) by also
  * catching what a type check cannot, e.g. `globalThis.Deno` behind a cast or an `any`.
  *
@@ -19,6 +19,7 @@ export function coreFiles(): string[] {
   return [
     rootPath("mod.ts"),
     ...listFiles(rootPath("core"), (n) => n.endsWith(".ts")),
+    ...listFiles(rootPath("adapters", "kit"), (n) => n.endsWith(".ts")),
     ...listFiles(rootPath("adapters", "edge"), (n) => n.endsWith(".ts")),
   ];
 }

@@ -1,7 +1,8 @@
 /**
  * `npm test`: every check, on every runtime, one after the other.
  *
- *   1. typecheck      tsc (whole project), tsc (core: web-standard globals only), check-core
+ *   1. typecheck      tsc (whole project), tsc (core: web-standard globals only), check-core, check-imports
+ *                     (the layering: core, kit, adapters)
  *   2. exports        package.json and deno.json export the same subpaths
  *   3. build          esbuild (ESM), CommonJS entry points and tsc (.d.ts + .d.cts) into dist/
  *   4. dist           on the system Node (the one running npm, >= 20, no TypeScript): check-dist, then the
@@ -10,7 +11,8 @@
  *   5. source         the uvu suite against the TypeScript source on Node 22, Node 26, Deno and Bun
  *   5b. edge          tests/edge/edge.test.ts on Node 26: the edge entry bundled into a worker, run in workerd
  *                     (miniflare; a current and an old compatibility date) and in edge-runtime
- *   6. packaging      deno publish --dry-run --allow-dirty (JSR slow types; any warning fails), deno doc --lint;
+ *   6. packaging      deno publish --dry-run --allow-dirty (JSR slow types; any warning fails), deno doc --lint,
+ *                     the export list of each entry point against tests/api/exports.txt (scripts/check-api.ts);
  *                     then scripts/package-test.ts from one `npm pack`: file list, attw --profile strict,
  *                     publint, offline install into an empty project, consumer type checks (one per setup),
  *                     tests/package/consumer.mjs on Node 20 (system, both load orders), 22, 26, Bun, Deno;
@@ -20,7 +22,7 @@
  *   7. WPT            only when WPT_DIR is set and tests/wpt/run.ts exists: run.ts --impl=ours per runtime
  *
  * Counting, for the last line "N passed, M failed": every uvu test in every runtime run counts once
- * (7 smoke tests x 5 runtimes = 35), and every other step counts once (typecheck x3, exports, build,
+ * (7 smoke tests x 5 runtimes = 35), and every other step counts once (typecheck x4, exports, build,
  * check-dist, deno publish, deno doc, each package step, size budget, tree-shaking, and each WPT runtime run when
  * WPT_DIR is set).
  * A uvu run that crashes before printing its totals counts as one failure; skipped tests count in
@@ -39,6 +41,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { build } from "./build.ts";
+import { API_ENTRIES, checkApi } from "./check-api.ts";
 import { checkExports } from "./check-exports.ts";
 import { checkSizeBudget } from "./size.ts";
 import { checkTreeShaking } from "./check-treeshake.ts";
@@ -333,6 +336,24 @@ for (const r of sourceRuns) {
   const entries = ["mod.ts", ...ADAPTERS.map((a) => `adapters/${a}/mod.ts`)];
   const result = await run(BIN.deno, ["doc", "--lint", ...entries], { timeoutMs: TIMEOUT_MS });
   recordStep("deno doc --lint", result.code === 0, result.ms);
+}
+
+{
+  header("api: each entry point's exports vs tests/api/exports.txt (scripts/check-api.ts)", V.deno);
+  const [problems, ms] = await timed(async () => {
+    try {
+      return await checkApi();
+    } catch (err) {
+      return [errorText(err)];
+    }
+  });
+  if (problems.length > 0) {
+    console.error(
+      `the public API changed (${problems.length} line(s)); if intended: node scripts/check-api.ts --write`,
+    );
+    for (const p of problems) console.error(`  ${p}`);
+  } else console.log(`check-api: OK (${API_ENTRIES.length} entry points as committed)`);
+  recordStep("api: export lists", problems.length === 0, ms);
 }
 
 {

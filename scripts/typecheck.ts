@@ -10,6 +10,7 @@
  */
 import process from "node:process";
 import { checkCore, coreFiles } from "./check-core.ts";
+import { checkImports, layeredFiles } from "./check-imports.ts";
 import { BIN, isMain, run, type RunResult } from "./lib.ts";
 
 /** One named check. */
@@ -38,6 +39,26 @@ export const CHECKS: Check[] = [
       const output = problems.length > 0
         ? `check-core: ${problems.length} problem(s):\n${problems.map((p) => `  ${p}\n`).join("")}`
         : `check-core: OK (${files.length} files)\n`;
+      (problems.length > 0 ? process.stderr : process.stdout).write(output);
+      return Promise.resolve({
+        code: problems.length > 0 ? 1 : 0,
+        output,
+        stdout: output,
+        timedOut: false,
+        ms: performance.now() - started,
+      });
+    },
+  },
+  {
+    name: "check-imports (layering: core, kit, adapters)",
+    tool: "node",
+    run: () => {
+      const started = performance.now();
+      const files = layeredFiles();
+      const problems = checkImports(files);
+      const output = problems.length > 0
+        ? `check-imports: ${problems.length} problem(s):\n${problems.map((p) => `  ${p}\n`).join("")}`
+        : `check-imports: OK (${files.length} modules: core, kit and adapters layered)\n`;
       (problems.length > 0 ? process.stderr : process.stdout).write(output);
       return Promise.resolve({
         code: problems.length > 0 ? 1 : 0,

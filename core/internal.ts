@@ -10,8 +10,8 @@ export * from "./mod.ts";
 export {
   acquireBatchReader,
   type Batch,
-  type BatchAnswer,
   BATCH_DONE,
+  type BatchAnswer,
   type BatchReader,
   batchReaderOf,
   type DefaultReaderLike,
@@ -20,6 +20,6 @@ export {
   type ReadableStreamLike,
 } from "./batching/batch-reader.ts";
 // Reading a whole byte stream (the kit's body consumers).
-export { type CollectedBytes, collectBytes } from "./consumers/collect.ts";
+export { collectBytes, type CollectedBytes } from "./consumers/collect.ts";
 // How a bad value is named in error messages.
 export { describeValue } from "./shared/describe.ts";

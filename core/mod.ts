@@ -47,12 +47,7 @@ export {
   type CountQueuingStrategyConstructor,
 } from "./api/strategies.ts";
 export type * from "./types.ts";
-export {
-  inspectPipeChain,
-  type PipeChainReport,
-  type PipeLinkMode,
-  type PipeLinkReport,
-} from "./readable/pipe-chain.ts";
+export { inspectPipeChain, type PipeChainReport, type PipeLinkMode, type PipeLinkReport } from "./fusion/inspect.ts";
 export {
   readableStreamState,
   type ReadableStreamStateView,

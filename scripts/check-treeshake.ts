@@ -1,7 +1,7 @@
 /**
  * Tree-shaking of the consumers, batched reads and helpers (issue 18): a bundle that imports only the stream
  * classes from the edge entry (esbuild --bundle --minify --platform=neutral, as scripts/size.ts measures it)
- * must contain no byte of core/consumers/, core/helpers/ or core/readable/batch-request.ts, so such a bundle
+ * must contain no byte of core/consumers/, core/helpers/ or core/batching/, so such a bundle
  * does not grow with them. Run by `npm test`; on its own: `node scripts/check-treeshake.ts`.
  * @module
  */
@@ -14,7 +14,7 @@ const ENTRIES: Record<string, string> = {
   "only TransformStream": "TransformStream",
   "ReadableStream, WritableStream, TransformStream": "ReadableStream, WritableStream, TransformStream",
 };
-const NOT_IN = /^core\/(consumers|helpers)\/|^core\/readable\/batch-request\.ts$/;
+const NOT_IN = /^core\/(consumers|helpers|batching)\//;
 
 /** Problems found (empty when every bundle is free of the consumers' code). */
 export async function checkTreeShaking(): Promise<string[]> {

@@ -16,25 +16,36 @@ import {
 } from "../writable/default-writer.ts";
 import {
   CLOSED as W_CLOSED,
-  DIRECT_BUSY,
-  DIRECT_GATED,
-  DIRECT_OK,
-  DIRECT_PENDING,
-  DIRECT_QUEUED,
-  DIRECT_WAIT,
   ERRORED as W_ERRORED,
   WRITABLE,
   WritableStreamAbort,
   WritableStreamCloseQueuedOrInFlight,
   WritableStreamDefaultWriterWriteInternal,
-  WritableStreamDirectWriteObstacle,
   type WritableStreamInternal,
-  WritableStreamWriteDirect,
-  WritableStreamWriteWouldFill,
   type WriteRequest,
   type WriterInternal,
   type WriterOwner,
 } from "../writable/stream-internal.ts";
+import {
+  DIRECT_GATED,
+  DIRECT_OK,
+  DIRECT_PENDING,
+  DIRECT_QUEUED,
+  DIRECT_WAIT,
+  type DirectWriteResult,
+  WritableStreamDirectWriteObstacle,
+  WritableStreamWriteDirect,
+  WritableStreamWriteWouldFill,
+} from "../fusion/direct-write.ts";
+import { HasDirectWriteGate } from "../fusion/gate.ts";
+import {
+  cancelHeldWrite,
+  cancelWriterReady,
+  whenGateUnblocks,
+  whenWriteDone,
+  whenWriterReady,
+} from "../fusion/hooks.ts";
+import { RecordPipe } from "../fusion/pipe-record.ts";
 import {
   AcquireReadableStreamDefaultReader,
   ReadableStreamDefaultReaderRead,
@@ -93,7 +104,7 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
   waiting = 0;
   waitFirst: unknown = undefined;
   waitSecond: unknown = undefined;
-  /** Introspection (pipe-chain.ts): writes handed straight to the sink, writes that took the spec path, why. */
+  /** Introspection (core/fusion/inspect.ts): writes handed straight to the sink, writes that took the spec path, why. */
   active = true;
   directWrites = 0;
   specWrites = 0;
@@ -118,7 +129,7 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
     this.preventAbort = preventAbort;
     this.preventCancel = preventCancel;
     this.signal = signal;
-    dest.pipe = this;
+    RecordPipe(dest, this);
     AddPullTurnUser(); // FP-PULL-TURN: pull turns are tracked while this pipe is live (RemovePullTurnUser in finalize)
   }
 
@@ -219,7 +230,7 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
     while (!this.shuttingDown && !this.reading && this.waiting === 0) {
       const ready = writer.ready.state;
       if (ready === PENDING) {
-        writer.onReady = this.pumpBound(); // FP-PIPE-READY
+        whenWriterReady(writer, this.pumpBound()); // FP-PIPE-READY
         break;
       }
       if (ready === REJECTED) break;
@@ -238,7 +249,7 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
       this.write(chunk);
       return;
     }
-    if (this.waiting === 0 && this.dest.gate !== undefined) {
+    if (this.waiting === 0 && HasDirectWriteGate(this.dest)) {
       // FP-FUSE: a chunk from the producer's enqueue() goes straight to an idle transform.
       const direct = WritableStreamWriteDirect(this.dest, chunk, this, this.writer);
       if (direct === DIRECT_OK) {
@@ -312,14 +323,14 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
    * is ready for a direct write. With room left in the queue the chunk is written as the spec writes it, so
    * the pipe reads exactly as far ahead as the spec's (which decides what a source error discards).
    */
-  holdFor(direct: number): void {
-    if (direct === DIRECT_GATED) this.dest.gate!.onUnblock = this.flushBound();
-    else this.dest.onWriteDone = this.flushBound();
+  holdFor(direct: DirectWriteResult): void {
+    if (direct === DIRECT_GATED) whenGateUnblocks(this.dest, this.flushBound());
+    else whenWriteDone(this.dest, this.flushBound());
   }
 
   /** Whether a chunk WriteDirect could not hand over waits in the pipe (holdFor) rather than in the writer queue. */
-  shouldHold(direct: number): boolean {
-    return (direct === DIRECT_GATED || (direct === DIRECT_WAIT && this.dest.gate !== undefined)) &&
+  shouldHold(direct: DirectWriteResult): boolean {
+    return (direct === DIRECT_GATED || (direct === DIRECT_WAIT && HasDirectWriteGate(this.dest))) &&
       WritableStreamWriteWouldFill(this.dest);
   }
 
@@ -345,7 +356,7 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
   }
 
   /** Counts a write handed to the sink: fused when it completed synchronously, else it waits for a promise. */
-  countDirect(direct: number): void {
+  countDirect(direct: DirectWriteResult): void {
     if (direct === DIRECT_OK) {
       this.directWrites++;
     } else {
@@ -394,7 +405,7 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
       else this.specWrite(chunk);
     }
     if (!this.shuttingDown) {
-      if (this.writer.ready.state === PENDING) this.writer.onReady = this.pumpBound(); // FP-PIPE-READY
+      if (this.writer.ready.state === PENDING) whenWriterReady(this.writer, this.pumpBound()); // FP-PIPE-READY
       else if (!this.reading) this.pump(); // (a pump while a read is pending would do nothing)
     }
   }
@@ -410,12 +421,7 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
    * have put them (chunks waiting for their microtask are written by it).
    */
   flushHeld(): void {
-    const dest = this.dest;
-    const gate = dest.gate;
-    if (this.waiting === 0 || gate === undefined) return;
-    if (gate.onUnblock === this.flushFn) gate.onUnblock = undefined;
-    else if (dest.onWriteDone === this.flushFn) dest.onWriteDone = undefined;
-    else return;
+    if (this.waiting === 0 || !cancelHeldWrite(this.dest, this.flushFn)) return;
     while (this.waiting !== 0) {
       const chunk = this.waitFirst;
       this.dropFirst();
@@ -487,7 +493,7 @@ class Pipe implements ReadRequest, WriteRequest, ReaderOwner, WriterOwner, PullT
   }
 
   finalize(isError: boolean, error: unknown): void {
-    if (this.writer.onReady === this.pumpFn) this.writer.onReady = undefined;
+    cancelWriterReady(this.writer, this.pumpFn);
     if (this.active) RemovePullTurnUser();
     this.active = false;
     // The pipe's reader and writer are its own: their promises reject only into the pipe's handlers, which

@@ -130,7 +130,7 @@ export abstract class ReadableStreamInternal implements SourceAlgorithms {
   disturbed = false;
   reader: ReaderInternal | undefined = undefined;
   /**
-   * The TransformStream this is the readable side of (FP-FUSE read-ahead, pipe-chain introspection): a field
+   * The TransformStream this is the readable side of (FP-FUSE read-ahead, inspectPipeChain()): a field
    * of default streams only (a byte stream never is one, and reads undefined here).
    */
   declare readonly transform: object | undefined;

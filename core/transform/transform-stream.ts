@@ -48,8 +48,9 @@ import {
 import { type ReadableStream, wrapReadableStream } from "../readable/readable-stream.ts";
 import { PULL_PENDING, type SourceAlgorithms } from "../readable/source-algorithms.ts";
 import { ERRORED as R_ERRORED, type PULLING_AGAIN as S_PULLING_AGAIN, READABLE } from "../readable/stream-internal.ts";
+import { type DirectWriteGate, SetDirectWriteGate } from "../fusion/gate.ts";
+import { GateUnblocked } from "../fusion/hooks.ts";
 import {
-  type DirectWriteGate,
   ERRORED as W_ERRORED,
   ERRORING,
   SetUpWritableStreamDefaultController,
@@ -112,7 +113,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
   pub!: TransformStreamDefaultController;
   onTransformRejected: ((r: unknown) => never) | undefined = undefined;
   transformArgs: unknown[] | undefined = undefined;
-  /** A pipe holding one chunk until backpressure clears (FP-FUSE). */
+  /** The gate's unblock hook slot (core/fusion/hooks.ts): a pipe holding a chunk until backpressure clears. */
   onUnblock: (() => void) | undefined = undefined;
   /** The readable controller's pull is waiting for the next backpressure change (FP-TS-PULL). */
   pullWaiting = false;
@@ -230,13 +231,9 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
     // FP-TS-PULL: the pull completes when [[backpressureChangePromise]] is next resolved, signalled to the
     // controller directly instead of through a promise only the controller would react to.
     this.pullWaiting = true;
-    const unblock = this.onUnblock;
-    if (unblock !== undefined) {
-      // FP-FUSE: the pipe into the writable side held a chunk while backpressure was on; it writes it now,
-      // as the write algorithm waiting on the backpressure change would.
-      this.onUnblock = undefined;
-      unblock();
-    }
+    // FP-FUSE: the pipe into the writable side held a chunk while backpressure was on; it writes it now,
+    // as the write algorithm waiting on the backpressure change would.
+    GateUnblocked(this);
     return PULL_PENDING;
   }
 
@@ -318,7 +315,7 @@ function InitializeTransformStream(
   stream.backpressure = undefined;
   stream.backpressureChangePromise = undefined;
   TransformStreamSetBackpressure(stream, true);
-  writable.gate = stream;
+  SetDirectWriteGate(writable, stream);
   stream.readable.transform = stream;
   if (startPromise === undefined) TransformStreamStartResolved(stream);
 }
@@ -419,11 +416,7 @@ function TransformStreamSetBackpressure(stream: TransformStreamInternal, backpre
 /** TransformStreamUnblockWrite(stream). */
 function TransformStreamUnblockWrite(stream: TransformStreamInternal): void {
   if (stream.backpressure) TransformStreamSetBackpressure(stream, false);
-  const unblock = stream.onUnblock;
-  if (unblock !== undefined) {
-    stream.onUnblock = undefined;
-    unblock();
-  }
+  GateUnblocked(stream); // FP-FUSE
 }
 
 /** TransformStreamDefaultControllerClearAlgorithms(controller). */

@@ -29,6 +29,9 @@ import { RingQueue } from "../shared/queue.ts";
 import { rangeError, typeError } from "../shared/webidl.ts";
 import type { SizeAlgorithm } from "../strategies/extract.ts";
 import type { PromiseWriteRequest } from "./default-writer.ts";
+import type { DirectWriteGate } from "../fusion/gate.ts";
+import { WriteDoneSettled, WriterReadySettled } from "../fusion/hooks.ts";
+import { IsFusedTransformWrite, type PipeRecord } from "../fusion/pipe-record.ts";
 
 export const WRITABLE = 0;
 export const CLOSED = 1;
@@ -69,7 +72,7 @@ export class WriterInternal {
   readonly ready: LazyPromise = new LazyPromise();
   /** [[closedPromise]]; undefined for a writer with an owner, which is told instead. */
   readonly closed: LazyPromise | undefined;
-  /** Internal waiter for `ready` (used by pipeTo instead of a promise reaction). */
+  /** The writer-ready hook slot (core/fusion/hooks.ts, FP-PIPE-READY). */
   onReady: (() => void) | undefined = undefined;
   /** The write request `write()` arms when it is not waiting (FP-OWN-REQUEST). */
   ownRequest: PromiseWriteRequest | undefined = undefined;
@@ -99,22 +102,6 @@ export function WritableControllerPublic(c: WritableStreamInternal): object {
 // Captured at load: script may patch AbortController.prototype later.
 const abortFn = NativeAbortController.prototype.abort;
 const signalGetter = Object.getOwnPropertyDescriptor(NativeAbortController.prototype, "signal")!.get!;
-
-/**
- * A sink that can hold off a direct write for a while: a TransformStream while its readable side has
- * backpressure (the spec's write algorithm would wait on [[backpressureChangePromise]]). `onUnblock` is
- * called once when that backpressure clears. Fast path FP-FUSE (core/README.md).
- */
-export interface DirectWriteGate {
-  backpressure: boolean | undefined;
-  onUnblock: (() => void) | undefined;
-  /**
-   * FP-TS-IDENTITY: a direct write (the writable side idle, no backpressure, no size()) into a TransformStream
-   * without a transform() whose readable side has a read request waiting, as one step; returns false (having
-   * done nothing) when it does not apply.
-   */
-  writeIdentity(chunk: unknown, request: WriteRequest): boolean;
-}
 
 /**
  * Slots of a writable stream that most streams never use, made on first use (FP-LAZY): the pending abort request,
@@ -154,12 +141,12 @@ export class WritableStreamInternal implements SinkAlgorithms {
   /** [[writeRequests]]; allocated on first push (FP-LAZY). */
   writeRequests: RingQueue<WriteRequest> | undefined = undefined;
   backpressure = false;
-  /** Set by TransformStream on its writable side (FP-FUSE). */
+  /** A TransformStream's writable side: its gate (core/fusion/gate.ts, FP-FUSE). */
   gate: DirectWriteGate | undefined = undefined;
-  /** Called once when the next queued or in-flight write completes (FP-FUSE, after DIRECT_WAIT). */
+  /** The write-done hook slot (core/fusion/hooks.ts, FP-FUSE after DIRECT_WAIT). */
   onWriteDone: (() => void) | undefined = undefined;
-  /** The last pipe that wrote into this stream, for pipe-chain introspection (core/readable/pipe-chain.ts). */
-  pipe: object | undefined = undefined;
+  /** The last pipe that wrote into this stream (core/fusion/pipe-record.ts). */
+  pipe: PipeRecord | undefined = undefined;
   ext: WritableStreamExtras | undefined = undefined;
   // The controller's slots.
   /** [[queue]]: EMPTY_QUEUE until something is queued (WritableStreamQueueForPush). */
@@ -225,7 +212,7 @@ export class WritableStreamInternal implements SinkAlgorithms {
 }
 
 /** The [[queue]] of `c`, to push to: made by the first push (FP-LAZY). */
-function WritableStreamQueueForPush(c: WritableStreamInternal): RingQueue<unknown> {
+export function WritableStreamQueueForPush(c: WritableStreamInternal): RingQueue<unknown> {
   const queue = c.queue;
   return queue !== EMPTY_QUEUE ? queue : (c.queue = new RingQueue());
 }
@@ -269,11 +256,7 @@ export function WritableStreamClose(stream: WritableStreamInternal): Promise<und
 
 function resolveReady(writer: WriterInternal): void {
   writer.ready.resolve();
-  const waiter = writer.onReady;
-  if (waiter !== undefined) {
-    writer.onReady = undefined;
-    waiter();
-  }
+  WriterReadySettled(writer); // FP-PIPE-READY
 }
 
 /** WritableStreamDealWithRejection(stream, error). */
@@ -421,11 +404,7 @@ export function WritableStreamUpdateBackpressure(stream: WritableStreamInternal,
 export function WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer: WriterInternal, error: unknown): void {
   if (writer.ready.state === PENDING) writer.ready.reject(error, true);
   else writer.ready.resetRejected(error, true);
-  const waiter = writer.onReady;
-  if (waiter !== undefined) {
-    writer.onReady = undefined;
-    waiter();
-  }
+  WriterReadySettled(writer); // FP-PIPE-READY
 }
 
 /** WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer, error). */
@@ -470,7 +449,7 @@ export function WritableStreamDefaultControllerErrorIfNeeded(c: WritableStreamIn
 }
 
 /** WritableStreamDefaultControllerGetBackpressure(controller). */
-function WritableStreamDefaultControllerGetBackpressure(c: WritableStreamInternal): boolean {
+export function WritableStreamDefaultControllerGetBackpressure(c: WritableStreamInternal): boolean {
   return c.strategyHWM - c.queueTotalSize <= 0;
 }
 
@@ -578,7 +557,7 @@ function WritableStreamDefaultControllerProcessWriteSteps(
   chunk: unknown,
 ): void {
   const result = c.algorithms!.write(chunk);
-  if (result === undefined && stream.gate !== undefined && (stream.pipe as PipeState | undefined)?.active === true) {
+  if (result === undefined && IsFusedTransformWrite(stream)) {
     // FP-FUSE: a transform fed by one of our pipes finished a queued chunk synchronously; only the pipe (the
     // writer's owner) sees the write complete, so it completes now and the queue drains back to direct writes.
     (c.onWriteFulfilled ??= makeWriteFulfilled(c))();
@@ -591,7 +570,7 @@ function WritableStreamDefaultControllerProcessWriteSteps(
  * "Upon fulfillment / rejection" of a sink write's result (FP-SYNC-ALGO for undefined). The two reactions are
  * made once per stream, each when first needed (the rejection one in the extras).
  */
-function WritableStreamUponWrite(c: WritableStreamInternal, result: AlgorithmResult): void {
+export function WritableStreamUponWrite(c: WritableStreamInternal, result: AlgorithmResult): void {
   const onFulfilled = c.onWriteFulfilled ??= makeWriteFulfilled(c);
   if (result === undefined) {
     queueMicrotask(onFulfilled);
@@ -599,11 +578,6 @@ function WritableStreamUponWrite(c: WritableStreamInternal, result: AlgorithmRes
   }
   const ext = c.ext ??= new WritableStreamExtras();
   PromisePrototypeThen(result, onFulfilled, ext.onWriteRejected ??= makeWriteRejected(c));
-}
-
-/** What this module reads of the pipe (readable/pipe-to.ts) recorded in `pipe`. */
-interface PipeState {
-  readonly active: boolean;
 }
 
 function makeWriteRejected(c: WritableStreamInternal): (reason: unknown) => void {
@@ -622,11 +596,7 @@ function makeWriteFulfilled(c: WritableStreamInternal): () => void {
       WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
     }
     WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
-    const onWriteDone = stream.onWriteDone;
-    if (onWriteDone !== undefined) {
-      stream.onWriteDone = undefined;
-      onWriteDone(); // FP-FUSE
-    }
+    WriteDoneSettled(stream); // FP-FUSE
   };
 }
 
@@ -717,7 +687,7 @@ export function WritableStreamDefaultWriterWriteInternal(
 }
 
 /** The rest of WritableStreamDefaultWriterWrite once the chunk's size is known (step 4 on). */
-function WritableStreamDefaultWriterWriteSized(
+export function WritableStreamDefaultWriterWriteSized(
   writer: WriterInternal,
   stream: WritableStreamInternal,
   chunk: unknown,
@@ -744,148 +714,4 @@ function WritableStreamDefaultWriterWriteSized(
   }
   (stream.writeRequests ??= new RingQueue()).push(request);
   WritableStreamDefaultControllerWrite(c, chunk, chunkSize);
-}
-
-/**
- * FP-FUSE with a size() strategy: the destination is idle, so the spec's write computes the chunk's size (user
- * code, which may change anything), enqueues it and processes it at once; the sink is called directly when
- * nothing changed and the size is valid. Otherwise the write goes on as the spec's, with the size already
- * computed (size() is called once per chunk either way), and DIRECT_QUEUED tells the pipe.
- */
-function WritableStreamWriteDirectSized(
-  stream: WritableStreamInternal,
-  chunk: unknown,
-  request: WriteRequest,
-  writer: WriterInternal,
-): number {
-  const c = stream;
-  const gate = stream.gate;
-  if (gate !== undefined && gate.backpressure) return DIRECT_BUSY; // queued as the spec queues it, not held
-  const chunkSize = WritableStreamDefaultControllerGetChunkSize(c, chunk);
-  if (
-    !(chunkSize >= 0) || chunkSize === Infinity || writer.stream !== stream || stream.state !== WRITABLE ||
-    stream.inFlightWriteRequest !== undefined || c.queue.size !== 0 || stream.backpressure ||
-    stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined ||
-    (gate !== undefined && gate.backpressure)
-  ) {
-    WritableStreamDefaultWriterWriteSized(writer, stream, chunk, chunkSize, request);
-    return DIRECT_QUEUED;
-  }
-  return WritableStreamWriteDirectNow(stream, chunk, chunkSize, request);
-}
-
-/** Why WritableStreamWriteDirect could not hand a chunk to the sink right now. */
-export const DIRECT_OK = 0;
-/** The sink is a TransformStream whose readable side has backpressure: wait for `gate.onUnblock`. */
-export const DIRECT_GATED = 1;
-/** The write must take the spec path (not started, queued writes, closing, errored, backpressure). */
-export const DIRECT_BUSY = 2;
-/** The sink was called and returned a promise: the write goes on as the spec's ProcessWrite does. */
-export const DIRECT_PENDING = 3;
-/**
- * Earlier writes are queued or in flight (nothing else stands in the way): a pipe into a transform waits
- * for `onWriteDone` instead of queueing behind them when that would fill the queue to its high-water mark.
- */
-export const DIRECT_WAIT = 4;
-/** WritableStreamWriteDirect called size() and then wrote the chunk through the spec's path (see above). */
-export const DIRECT_QUEUED = 5;
-
-/**
- * FP-FUSE: a pipe's write into an idle writable, handed to the sink at once. When the stream is writable and
- * started, has no queued or in-flight operation and no backpressure (a size() strategy: see
- * WritableStreamWriteDirectSized), the spec's
- * WritableStreamDefaultWriterWrite would enqueue the chunk and process it immediately, so the sink sees the
- * same call; if the sink returns synchronously the write completes synchronously, which only the pipe (the
- * locked writer's owner) can observe. A promise result continues exactly as ProcessWrite does.
- */
-export function WritableStreamWriteDirect(
-  stream: WritableStreamInternal,
-  chunk: unknown,
-  request: WriteRequest,
-  writer: WriterInternal,
-): number {
-  const c = stream;
-  if (stream.inFlightWriteRequest !== undefined || c.queue.size !== 0) {
-    const idle = stream.state === WRITABLE && c.started && !c.hasSizeAlgorithm && stream.closeRequest === undefined;
-    return idle ? DIRECT_WAIT : DIRECT_BUSY;
-  }
-  if (
-    stream.state !== WRITABLE || !c.started || stream.backpressure ||
-    stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined
-  ) {
-    return DIRECT_BUSY;
-  }
-  if (c.hasSizeAlgorithm) return WritableStreamWriteDirectSized(stream, chunk, request, writer);
-  const gate = stream.gate;
-  if (gate !== undefined) {
-    if (gate.backpressure) return DIRECT_GATED;
-    if (gate.writeIdentity(chunk, request)) return DIRECT_OK; // FP-TS-IDENTITY
-  }
-  return WritableStreamWriteDirectNow(stream, chunk, undefined, request);
-}
-
-/**
- * The direct write itself, on an idle writable: the sink is called with the chunk as ProcessWrite calls it.
- * `chunkSize` is undefined without a size() strategy (the count strategy's size, 1).
- */
-function WritableStreamWriteDirectNow(
-  stream: WritableStreamInternal,
-  chunk: unknown,
-  chunkSize: number | undefined,
-  request: WriteRequest,
-): number {
-  const c = stream;
-  stream.inFlightWriteRequest = request;
-  // The chunk joins [[queue]] only if the write does not complete synchronously: nothing reads the queue of a
-  // writable whose writer is the pipe's while its one write is in flight (erroring waits for the write).
-  const result = c.algorithms!.write(chunk);
-  if (result === undefined) {
-    // Completed synchronously: WritableStreamFinishInFlightWrite, DequeueValue, AdvanceQueueIfNeeded. The
-    // backpressure flag never changed (the spec raises and lowers it around the write; only the pipe sees it).
-    stream.inFlightWriteRequest = undefined;
-    request.resolve();
-    if (stream.state !== WRITABLE || c.queue.size !== 0) WritableStreamDefaultControllerAdvanceQueueIfNeeded(c);
-    return DIRECT_OK;
-  }
-  WritableStreamQueueForPush(c).push(chunk);
-  if (chunkSize === undefined) {
-    c.queueTotalSize++;
-  } else {
-    ((c.ext ??= new WritableStreamExtras()).sizes ??= new RingQueue()).push(chunkSize);
-    c.queueTotalSize += chunkSize;
-  }
-  if (stream.closeRequest === undefined && stream.state === WRITABLE) {
-    WritableStreamUpdateBackpressure(stream, WritableStreamDefaultControllerGetBackpressure(c));
-  }
-  WritableStreamUponWrite(c, result);
-  return DIRECT_PENDING;
-}
-
-/** Why WritableStreamWriteDirect would not hand a chunk to the sink now, in words (pipe-chain introspection). */
-export function WritableStreamDirectWriteObstacle(stream: WritableStreamInternal): string {
-  const c = stream;
-  if (stream.state !== WRITABLE) return "the destination is erroring, errored or closed";
-  if (!c.started) return "the destination's start() has not finished";
-  if (stream.closeRequest !== undefined || stream.inFlightCloseRequest !== undefined) {
-    return "the destination is closing";
-  }
-  if (stream.inFlightWriteRequest !== undefined) {
-    return "the destination's previous write (its sink's write() or transform()) returned a promise that has not settled";
-  }
-  if (c.queue.size !== 0 || stream.backpressure) return "earlier writes are queued at the destination";
-  if (stream.gate?.backpressure) {
-    return c.hasSizeAlgorithm
-      ? "the destination transform's readable side has backpressure (chunks sized by a size() strategy queue as the spec queues them)"
-      : "the destination transform's readable side has backpressure";
-  }
-  if (c.hasSizeAlgorithm) {
-    return "the destination's size() function changed the stream's state or returned an invalid size";
-  }
-  return "the destination was busy";
-}
-
-/** After DIRECT_WAIT: whether queueing one more chunk (of size 1: no size() here) leaves no desired size. */
-export function WritableStreamWriteWouldFill(stream: WritableStreamInternal): boolean {
-  const c = stream;
-  return c.strategyHWM - c.queueTotalSize - 1 <= 0;
 }

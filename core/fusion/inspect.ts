@@ -6,8 +6,10 @@
 import { typeError } from "../shared/webidl.ts";
 import { writableStreamInternalOrUndefined } from "../writable/brand.ts";
 import type { WritableStreamInternal } from "../writable/stream-internal.ts";
-import { readableStreamInternalOrUndefined } from "./brand.ts";
-import type { ReadableStreamInternal } from "./stream-internal.ts";
+import { readableStreamInternalOrUndefined } from "../readable/brand.ts";
+import type { ReadableStreamInternal } from "../readable/stream-internal.ts";
+import { HasDirectWriteGate } from "./gate.ts";
+import { type PipeRecord, PipeRecordOf } from "./pipe-record.ts";
 
 /**
  * How a pipe moved its chunks so far: `"fused"` when every chunk was handed to the destination by a direct
@@ -57,13 +59,17 @@ export interface PipeChainReport {
 }
 
 /** The fields of a pipe (readable/pipe-to.ts) this module reads. */
-interface PipeRecord {
+interface PipeLink extends PipeRecord {
   readonly source: ReadableStreamInternal;
   readonly dest: WritableStreamInternal;
   readonly directWrites: number;
   readonly specWrites: number;
   readonly fallback: string | undefined;
-  readonly active: boolean;
+}
+
+/** The pipe recorded on `dest` (a Pipe of readable/pipe-to.ts, which has every field of a link). */
+function linkOf(dest: WritableStreamInternal | undefined): PipeLink | undefined {
+  return dest === undefined ? undefined : PipeRecordOf(dest) as PipeLink | undefined;
 }
 
 /** The writable side of the transform `readable` is the readable side of, if it is one. */
@@ -72,7 +78,7 @@ function transformWritableOf(readable: ReadableStreamInternal): WritableStreamIn
   return transform?.writable;
 }
 
-function linkReport(pipe: PipeRecord): PipeLinkReport {
+function linkReport(pipe: PipeLink): PipeLinkReport {
   const { directWrites, specWrites } = pipe;
   const mode: PipeLinkMode = directWrites === 0
     ? (specWrites === 0 ? "idle" : "spec")
@@ -83,7 +89,7 @@ function linkReport(pipe: PipeRecord): PipeLinkReport {
     specWrites,
     reason: specWrites === 0 ? undefined : pipe.fallback,
     active: pipe.active,
-    destination: pipe.dest.gate !== undefined ? "transform" : "sink",
+    destination: HasDirectWriteGate(pipe.dest) ? "transform" : "sink",
   };
 }
 
@@ -108,10 +114,10 @@ function linkReport(pipe: PipeRecord): PipeLinkReport {
  * @throws {TypeError} when `stream` is not a fusestreams ReadableStream or WritableStream.
  */
 export function inspectPipeChain(stream: unknown): PipeChainReport {
-  let pipe: PipeRecord | undefined;
+  let pipe: PipeLink | undefined;
   const readable = readableStreamInternalOrUndefined(stream);
   if (readable !== undefined) {
-    pipe = transformWritableOf(readable)?.pipe as PipeRecord | undefined;
+    pipe = linkOf(transformWritableOf(readable));
     if (pipe === undefined) {
       return { mode: "none", links: [], head: readable.transform !== undefined ? "unpiped" : "none" };
     }
@@ -120,19 +126,19 @@ export function inspectPipeChain(stream: unknown): PipeChainReport {
     if (writable === undefined) {
       throw typeError("inspectPipeChain() takes a fusestreams ReadableStream or WritableStream");
     }
-    pipe = writable.pipe as PipeRecord | undefined;
+    pipe = linkOf(writable);
     if (pipe === undefined) return { mode: "none", links: [], head: "none" };
   }
   const links: PipeLinkReport[] = [];
   let head: PipeChainReport["head"] = "source";
   // Walk upstream: a pipe's source is the readable side of a transform whose writable side another pipe feeds.
-  const seen = new Set<PipeRecord>();
+  const seen = new Set<PipeLink>();
   while (pipe !== undefined && !seen.has(pipe)) {
     seen.add(pipe);
     links.push(linkReport(pipe));
     const upstream = transformWritableOf(pipe.source);
     if (upstream === undefined) break;
-    pipe = upstream.pipe as PipeRecord | undefined;
+    pipe = linkOf(upstream);
     if (pipe === undefined) head = "unpiped";
   }
   links.reverse();

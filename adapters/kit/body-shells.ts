@@ -7,15 +7,12 @@
  * @module
  */
 import type { ReadableStream } from "../../core/internal.ts";
-import { type BodyLink, linkedShell, nativeHoldOf, readableShell } from "./native-shells.ts";
+import { BodyLink } from "./body-link.ts";
+import { linkedShell, nativeHoldOf, readableShell } from "./native-shells.ts";
 import { noop } from "./natives.ts";
 
-/** What {@link bodyShell} keeps about one body shell. */
-interface ShellState extends BodyLink {
-  native: globalThis.ReadableStream;
-}
-
-const shellStates = new WeakMap<object, ShellState>();
+/** The link of each body shell (what it shares with the shell of its native stream). */
+const shellStates = new WeakMap<object, BodyLink>();
 
 /**
  * The shell a native body (`Response.prototype.body` of a native stream) is seen through, of the same
@@ -28,7 +25,7 @@ const shellStates = new WeakMap<object, ShellState>();
  * nothing has read it (see {@link takeBodyForPipe}).
  */
 export function bodyShell(native: globalThis.ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  const state = { native, touched: false, handedOver: false } as ShellState;
+  const state = new BodyLink(native);
   const stream = linkedShell(native, isByteStream(native), state);
   shellStates.set(stream, state);
   return stream;
@@ -51,12 +48,12 @@ function isByteStream(native: globalThis.ReadableStream): boolean {
  * The state of `stream` when it is a body shell that nothing has read, locked, cancelled or handed over,
  * after {@link syncBodyShell} (its native stream then is unlocked too); otherwise undefined.
  */
-function freeBodyShell(stream: unknown): ShellState | undefined {
+function freeBodyShell(stream: unknown): BodyLink | undefined {
   const state = typeof stream === "object" && stream !== null ? shellStates.get(stream) : undefined;
   if (state === undefined) return undefined;
   const body = stream as ReadableStream<Uint8Array>;
   syncBodyShell(body);
-  return state.touched || state.handedOver || body.locked ? undefined : state;
+  return !state.free || body.locked ? undefined : state;
 }
 
 /** The current body shell of each native body (see {@link bodyShellOf}). */
@@ -96,10 +93,10 @@ export function takeBodyForPipe(stream: unknown, options: unknown): ReadableStre
     // Only options the pipe is sure to accept: a pipe that rejects them must leave the body untouched.
     if (preventCancel || (signal !== undefined && !(signal instanceof AbortSignal))) return undefined;
   }
-  state.handedOver = true;
+  state.handOver();
   const held = body.getReader();
   return readableShell(state.native, false, (failed, error) => {
-    if (failed) state.controller.error(error);
+    if (failed) state.error(error);
     else held.cancel().then(undefined, noop);
     held.releaseLock();
   });
@@ -117,7 +114,7 @@ export function takeNativeOfBodyShell(stream: unknown): globalThis.ReadableStrea
   const state = freeBodyShell(stream);
   if (state === undefined) return undefined;
   const body = stream as ReadableStream<Uint8Array>;
-  state.handedOver = true;
+  state.handOver();
   body.getReader();
   if (bodyShells.get(state.native) === body) bodyShells.delete(state.native);
   return state.native as globalThis.ReadableStream<Uint8Array>;
@@ -159,7 +156,7 @@ export function syncBodyShellOf(owner: unknown): void {
  */
 export function syncBodyShell(shell: ReadableStream<Uint8Array>): void {
   const state = shellStates.get(shell);
-  if (state === undefined || state.touched || state.handedOver) return;
+  if (state === undefined || !state.free) return;
   const hold = nativeHoldOf(shell)!;
   if (shell.locked) {
     hold.hold();
@@ -167,7 +164,7 @@ export function syncBodyShell(shell: ReadableStream<Uint8Array>): void {
   }
   hold.letGo();
   if (!state.native.locked) return;
-  state.handedOver = true;
+  state.handOver();
   shell.getReader();
 }
 

@@ -13,6 +13,7 @@ import {
   type WritableStreamDefaultController,
 } from "../../core/internal.ts";
 import { noop } from "./natives.ts";
+import type { BodyLink } from "./body-link.ts";
 
 /** What a shell reads its native stream through: a native default reader, or a runtime's own reader. */
 export interface NativeReader<R> {
@@ -92,7 +93,7 @@ function byteShell<R>(
     type: "bytes" as const,
     start(c: ReadableByteStreamController): void {
       controller = c;
-      if (body !== undefined) body.controller = c;
+      body?.started(c);
     },
     pull(): void {
       hold.reader().read().then(onResult, onError);
@@ -158,7 +159,7 @@ function defaultShell<R>(
     {
       start(c) {
         controller = c;
-        if (body !== undefined) body.controller = c as ReadableStreamDefaultController<unknown>;
+        body?.started(c as ReadableStreamDefaultController<unknown>);
       },
       pull() {
         const promise = new Promise<void>((resolve) => {
@@ -197,7 +198,7 @@ class NativeHold<R> {
   /** The reader, for a read: the native stream is the shell's from now on. */
   reader(): NativeReader<R> {
     this.#used = true;
-    if (this.#body !== undefined) this.#body.touched = true;
+    this.#body?.touch();
     return this.hold();
   }
 
@@ -217,7 +218,7 @@ class NativeHold<R> {
   cancel(reason: unknown, onEnd: ShellEnd | undefined): Promise<void> | undefined {
     this.#used = true;
     const body = this.#body;
-    if (body !== undefined) body.touched = true;
+    body?.touch();
     const wasDone = this.done;
     this.done = true;
     if (!wasDone) onEnd?.(false, undefined);
@@ -240,16 +241,6 @@ export function holdNativeOf(shell: ReadableStream<unknown> | undefined): void {
 
 /** Called once when a shell closes, errors or is cancelled (`failed` and the error for an error). */
 export type ShellEnd = (failed: boolean, error: unknown) => void;
-
-/** What a body shell (body-shells.ts) shares with the shell under it. */
-export interface BodyLink {
-  /** The shell's controller (set when the shell starts). */
-  controller: ReadableByteStreamController | ReadableStreamDefaultController<unknown>;
-  /** Pulled or cancelled: its native stream is no longer free to hand over. */
-  touched: boolean;
-  /** Its native stream was handed over whole (to a pipe, to a native API), or the runtime locked it. */
-  handedOver: boolean;
-}
 
 /**
  * A shell of `native` of the given kind (see {@link readableShell}) linked to a body shell's `body`: the

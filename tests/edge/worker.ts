@@ -27,6 +27,8 @@
  *                                 and getter members are read as for a native body
  *   /body-cancel                  a body read once, then cancelled: the reason the source sees, what
  *                                 cancel() gives (the global classes: ours while patched, native before)
+ *   /contract                     the adapter contract suite (tests/shared/contract-suite.ts) run here, case
+ *                                 by case: passed, failed (with the message) or skipped (with the reason)
  *
  * `via`: "patch" hands our streams to the runtime as they are (the patch must be on), "native" converts
  * them with toNativeReadableStream() (no patch), "global" builds them with the global constructors
@@ -39,6 +41,7 @@ import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 import { lockedBodyOutcomes, lockedRequestOutcomes } from "../shared/body-lock.ts";
 import { describeRequest, INIT_CASES } from "../shared/request-inits.ts";
+import { runtimeAdapterSuite } from "../shared/contract-suite.ts";
 
 type Bytes = Uint8Array<ArrayBuffer>;
 type Stage = (chunk: Uint8Array) => Uint8Array;
@@ -637,6 +640,46 @@ async function iterableBody(): Promise<Response> {
   });
 }
 
+/** One case of the contract suite as run here. */
+interface ContractResult {
+  name: string;
+  status: "passed" | "failed" | "skipped";
+  detail?: string;
+}
+
+/** Runs the adapter contract suite with the edge adapter, one case after the other. */
+async function contract(): Promise<Response> {
+  const cases: { name: string; fn?: () => void | Promise<void>; why?: string }[] = [];
+  runtimeAdapterSuite({
+    runtime: "edge",
+    adapter: edge.adapter,
+    here: true,
+    serve: undefined,
+    register: {
+      test: (name, fn) => void cases.push({ name, fn }),
+      skip: (name, why) => void cases.push({ name, why }),
+    },
+  });
+  const results: ContractResult[] = [];
+  for (const c of cases) {
+    if (c.fn === undefined) {
+      results.push({ name: c.name, status: "skipped", detail: c.why });
+      continue;
+    }
+    try {
+      await c.fn();
+      results.push({ name: c.name, status: "passed" });
+    } catch (e) {
+      results.push({
+        name: c.name,
+        status: "failed",
+        detail: e instanceof Error ? `${e.message}\n${e.stack}` : String(e),
+      });
+    }
+  }
+  return json(results);
+}
+
 /** The worker's request handler. */
 export async function handle(request: Request): Promise<Response> {
   const url = new URL(request.url);
@@ -678,6 +721,8 @@ export async function handle(request: Request): Promise<Response> {
         return await iterableBody();
       case "/body-lock":
         return await bodyLock();
+      case "/contract":
+        return await contract();
       default:
         return json({ error: `no route ${url.pathname}` }, 404);
     }

@@ -1,6 +1,6 @@
 /**
  * Bun adapter (fusestreams/bun) on real Bun: the shared runtime-adapter cases with `Bun.serve` on
- * 127.0.0.1 (tests/unit/runtime-adapter-suite.ts), plus Bun's own streams and consumers:
+ * 127.0.0.1 (tests/shared/contract-suite.ts), plus Bun's own streams and consumers:
  * `Bun.file().stream()` piped into ours, `Bun.readableStreamTo*()` taking ours while patched, and
  * `Bun.serve` sending our stream and a file.
  *
@@ -29,7 +29,8 @@ import {
   type Serve,
   streamInit,
   upperRow,
-} from "./runtime-adapter-suite.ts";
+} from "../shared/contract-suite.ts";
+import { uvuRegistrar } from "./uvu-registrar.ts";
 
 const onBun = currentRuntime === "Bun" && typeof Bun !== "undefined";
 
@@ -45,7 +46,7 @@ const serve: Serve | undefined = onBun
   }
   : undefined;
 
-runtimeAdapterSuite({ runtime: "Bun", adapter: bun, serve });
+runtimeAdapterSuite({ runtime: "Bun", adapter: bun.adapter, here: onBun, serve, register: uvuRegistrar });
 
 // ---- Bun's own streams and consumers
 

@@ -1,6 +1,6 @@
 /**
  * Deno adapter (fusestreams/deno) on real Deno: the shared runtime-adapter cases with `Deno.serve` on
- * 127.0.0.1 (tests/unit/runtime-adapter-suite.ts), plus Deno's own resource-backed streams:
+ * 127.0.0.1 (tests/shared/contract-suite.ts), plus Deno's own resource-backed streams:
  * `FsFile.readable` / `.writable` meeting ours, and native streams handed back untouched when they pass
  * through a fusestreams shell unread (so `Deno.serve` keeps sending them from the resource).
  *
@@ -21,7 +21,8 @@ import {
   runtimeAdapterSuite,
   type Serve,
   streamInit,
-} from "./runtime-adapter-suite.ts";
+} from "../shared/contract-suite.ts";
+import { uvuRegistrar } from "./uvu-registrar.ts";
 
 /** The parts of the `Deno` namespace these tests use (Deno's types are not part of this project's tsconfig). */
 interface DenoFile {
@@ -60,7 +61,7 @@ const serve: Serve | undefined = onDeno
   }
   : undefined;
 
-runtimeAdapterSuite({ runtime: "Deno", adapter: deno, serve });
+runtimeAdapterSuite({ runtime: "Deno", adapter: deno.adapter, here: onDeno, serve, register: uvuRegistrar });
 
 // ---- Deno's resource-backed streams
 

@@ -1,33 +1,37 @@
 /**
- * The cases every runtime adapter with a global patch must pass on its own runtime (Deno, Bun), written
- * once and run by tests/unit/deno-adapter.test.ts and tests/unit/bun-adapter.test.ts with that runtime's
- * adapter and server:
+ * The adapter contract suite: the cases every runtime adapter (`RuntimeAdapter`, adapters/kit/contract.ts)
+ * must pass on its own runtime, written once and run on all seven: Node.js 20 (dist), 22 and 26
+ * (tests/unit/node-contract.test.ts, a node:http server), Deno and Bun (tests/unit/deno-adapter.test.ts,
+ * bun-adapter.test.ts, with `Deno.serve` / `Bun.serve`), and workerd and edge-runtime (tests/edge/worker.ts's
+ * `/contract` route, reported case by case by tests/edge/edge.test.ts; there the worker is itself the
+ * server, so the cases that start one are skipped with that reason):
  *
  * - the patch: globals, `instanceof` both ways, exact restore, calling it on another runtime;
- * - a server on 127.0.0.1 (`Deno.serve` / `Bun.serve`) streaming a render through 3 fusestreams
+ * - a server on 127.0.0.1 (the runtime's own) streaming a render through 3 fusestreams
  *   transforms; the runtime's `fetch` pipes the body through ours again and clones it; request bodies
  *   from fusestreams streams (`fetch`, `new Request`);
  * - the runtime's own streams (`Blob.stream()`, `CompressionStream`, `TextDecoderStream`) piped into ours;
  * - `toNativeReadableStream()` without the patch: bytes, backpressure, cancel and errors both ways;
  * - bad input: a chunk that is not a BufferSource, a locked or disturbed stream.
  *
- * Not a test file itself (no `.test.ts`): scripts/unit.ts runs only the files that import it.
+ * Not a test file itself: it registers its cases through the {@link Registrar} it is given (uvu's `test`
+ * in the unit runs, a collector in the edge worker), and asserts with uvu/assert, which runs everywhere.
  * @module
  */
-import { test } from "uvu";
 import * as assert from "uvu/assert";
+import type { RuntimeAdapter } from "../../adapters/kit/contract.ts";
 import { CLASS_NAMES } from "../../adapters/kit/global-patch.ts";
 import * as fuse from "../../mod.ts";
-import { lockedBodyOutcomes } from "../shared/body-lock.ts";
-import { describeRequest, INIT_CASES } from "../shared/request-inits.ts";
-import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
+import { lockedBodyOutcomes } from "./body-lock.ts";
+import { describeRequest, INIT_CASES } from "./request-inits.ts";
+import { diffSnapshot, type Snapshot, takeSnapshot } from "./snapshot.ts";
 
-/** The adapter contract as these tests use it (the kit's `RuntimeAdapter`). */
-export interface AdapterUnderTest {
-  patchGlobalWebStreams(): void;
-  unpatchGlobalWebStreams(): void;
-  isGlobalWebStreamsPatched(): boolean;
-  toNativeReadableStream<R>(stream: ReadableStream<R> | fuse.ReadableStream<R>): ReadableStream<R>;
+/** Where the suite registers its cases: uvu's `test` in the unit runs, a collector in the edge worker. */
+export interface Registrar {
+  /** Registers a case. */
+  test(name: string, fn: () => void | Promise<void>): void;
+  /** Registers a case that does not run here, printing `why` once per reason. */
+  skip(name: string, why: string): void;
 }
 
 /** A server started by a test; `stop()` closes it and its connections. */
@@ -41,18 +45,37 @@ export type Serve = (handler: (request: Request) => Response | Promise<Response>
 
 /** What a runtime's test file passes to {@link runtimeAdapterSuite}. */
 export interface SuiteOptions {
-  /** "Deno" or "Bun": the runtime the adapter is for */
+  /** The runtime the adapter is for, as its patch's error names it ("Node.js", "Deno", "Bun", "workerd"...). */
   runtime: string;
-  /** the adapter module (fusestreams/deno, fusestreams/bun) */
-  adapter: AdapterUnderTest;
-  /** set when this process runs on that runtime; undefined elsewhere (the runtime tests are skipped) */
+  /** The adapter under test (fusestreams/node, /deno, /bun, /edge). */
+  adapter: RuntimeAdapter;
+  /** Whether this process runs on the adapter's runtime (elsewhere only the "another runtime" cases run). */
+  here: boolean;
+  /** The runtime's own server on 127.0.0.1; undefined where there is none (the server cases are skipped). */
   serve: Serve | undefined;
+  /** Where the cases are registered. */
+  register: Registrar;
+  /**
+   * How the runtime takes a stream of ours as a body: `"any BufferSource"` (the kit's body bridge: every
+   * BufferSource chunk is taken, anything else is a TypeError naming it) or `"as native"` (the runtime reads
+   * our stream itself, as Node.js's undici does: a body of ours must end exactly as a native stream of the
+   * same chunks does, bytes or error).
+   */
+  bodyChunks?: "any BufferSource" | "as native";
 }
 
 const g = globalThis as unknown as Record<PropertyKey, unknown>;
 
 /** The runtime this process runs on. */
-export const currentRuntime: string = "Deno" in g ? "Deno" : "Bun" in g ? "Bun" : "Node.js";
+export const currentRuntime: string = "Deno" in g
+  ? "Deno"
+  : "Bun" in g
+  ? "Bun"
+  : typeof g["EdgeRuntime"] === "string"
+  ? "edge-light"
+  : (g["navigator"] as { userAgent?: string } | undefined)?.userAgent === "Cloudflare-Workers"
+  ? "workerd"
+  : "Node.js";
 
 // Captured when the module loads, before any test patches the globals.
 const Native = {
@@ -89,6 +112,14 @@ export async function settle<T>(
   } catch (error) {
     return { ok: false, error };
   }
+}
+
+/** How `fn` ends, as text: `value: <JSON>` or `<error class>: <message>` (to compare two ways of doing a thing). */
+export async function outcomeOf(fn: () => unknown): Promise<string> {
+  const r = await settle(async () => await fn());
+  if (r.ok) return `value: ${JSON.stringify(r.value)}`;
+  const e = (r as { error: unknown }).error;
+  return e instanceof Error ? `${e.name}: ${e.message}` : `thrown: ${String(e)}`;
 }
 
 /** The error `fn` throws (synchronously or by rejecting); fails when it does not. */
@@ -258,29 +289,33 @@ function snapshotGlobals(): Snapshot {
 
 /** Registers the shared cases (uvu `test`) for one runtime adapter. */
 export function runtimeAdapterSuite(options: SuiteOptions): void {
-  const { runtime, adapter, serve } = options;
-  const here = serve !== undefined;
+  const { runtime, adapter, serve, here, register, bodyChunks = "any BufferSource" } = options;
+  const test = register.test;
   const label = runtime.toLowerCase();
-  if (!here) {
-    console.log(
-      `${label}-adapter: the ${runtime} tests are skipped on ${currentRuntime} (they need ${runtime}'s own server, fetch and globals)`,
-    );
-  }
+  const notHere = `the ${runtime} cases are skipped on ${currentRuntime} (they need ${runtime}'s own globals)`;
+  const noServer = `the cases that start a server are skipped on ${currentRuntime}: it has no server API ` +
+    `(the worker is the server: tests/edge/edge.test.ts)`;
 
   /** A test that runs only on the adapter's runtime, bounded in time, the patch always taken off after it. */
-  const onRuntime = (name: string, fn: (serve: Serve) => Promise<void>): void => {
+  const onRuntime = (name: string, fn: () => Promise<void>): void => {
     const full = `${label}: ${name}`;
     if (!here) {
-      test.skip(full, () => undefined);
+      register.skip(full, notHere);
       return;
     }
     test(full, async () => {
       try {
-        await bounded(fn(serve), full, TIMEOUT_MS + 5_000);
+        await bounded(fn(), full, TIMEOUT_MS + 5_000);
       } finally {
         adapter.unpatchGlobalWebStreams();
       }
     });
+  };
+
+  /** {@link onRuntime} for a case that starts the runtime's own server. */
+  const onServer = (name: string, fn: () => Promise<void>): void => {
+    if (here && serve === undefined) register.skip(`${label}: ${name}`, noServer);
+    else onRuntime(name, fn);
   };
 
   /** Runs `fn` with the patch on, taking it off afterwards. */
@@ -395,7 +430,7 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
 
   // ---- a server streaming a render through 3 of our transforms, the runtime's fetch piping and cloning
 
-  onRuntime(
+  onServer(
     "server: render -> 3 transforms -> Response; fetch -> body through ours -> clone (6 requests, 3 at a time)",
     async () => {
       const rows = renderRows(300);
@@ -436,7 +471,7 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     },
   );
 
-  onRuntime(
+  onServer(
     "request bodies: fetch(url, { body: ours }) and new Request(url, { body: ours }) arrive exactly, server reads them through ours",
     async () => {
       const rows = renderRows(120);
@@ -476,10 +511,14 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
         );
         assert.ok(count.chunks > 0);
 
-        const gz = render(rows).pipeThrough(
-          new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
-        ).pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
-        assert.is(await collectText(gz.pipeThrough(counter().stream)), text, "ours -> gzip -> gunzip -> ours");
+        if (typeof globalThis.CompressionStream === "function") {
+          const gz = render(rows).pipeThrough(
+            new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
+          ).pipeThrough(new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>);
+          assert.is(await collectText(gz.pipeThrough(counter().stream)), text, "ours -> gzip -> gunzip -> ours");
+        } else {
+          console.log(`(${currentRuntime} has no CompressionStream: the gzip part of this case does not apply)`);
+        }
 
         const strings: string[] = [];
         await render(rows)
@@ -597,7 +636,7 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     },
   );
 
-  onRuntime("toNativeReadableStream: a native Response takes it and the runtime's fetch sends it", async () => {
+  onServer("toNativeReadableStream: a native Response takes it and the runtime's fetch sends it", async () => {
     const rows = renderRows(100);
     const expected = rows.join("");
     await withServer(
@@ -657,7 +696,7 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     },
   );
 
-  onRuntime(
+  onServer(
     "an async-iterable body (a generator) is taken as natively: Response text() and body, Request text(), fetch",
     async () => {
       const gen = () => ({
@@ -701,7 +740,7 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     },
   );
 
-  onRuntime(
+  onServer(
     "new Request(url, init) and fetch(url, init) with a body of ours read init's other members as natively (inherited, non-enumerable, getters)",
     async () => {
       await withServer(
@@ -747,7 +786,7 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     },
   );
 
-  onRuntime(
+  onServer(
     "a Request whose body a reader of request.body holds: new Request(request) and fetch(request) as natively",
     async () => {
       await withServer(
@@ -844,10 +883,14 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
         const value = await (r[method] as () => Promise<unknown>).call(r);
         const again = await settle((r.text as () => Promise<string>).call(r));
         return {
+          // json(): the value as JSON text (edge-runtime's own json() parses in its host's realm, so its objects'
+          // prototypes are not the worker's: only the value is compared).
           value: value instanceof ArrayBuffer
             ? [...new Uint8Array(value)]
             : value instanceof Uint8Array
             ? [...value]
+            : method === "json"
+            ? JSON.stringify(value)
             : value,
           type: Object.prototype.toString.call(value),
           bodyUsed: r.bodyUsed,
@@ -868,7 +911,7 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
         assert.instance(!bad.ok && bad.error, SyntaxError, "json() of bad JSON: a SyntaxError");
         const copy = new Response(asBody(oursOf(...parts.map((p) => p.slice()))));
         const clone = copy.clone();
-        assert.equal(await clone.json(), JSON.parse(json), "a clone, then json()");
+        assert.is(JSON.stringify(await clone.json()), JSON.stringify(JSON.parse(json)), "a clone, then json()");
         assert.is(await copy.text(), json);
       });
     },
@@ -914,6 +957,28 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
         bytes.subarray(14),
       ];
       const expected = "012345678" + "abcd" + "9" + "ef";
+      if (bodyChunks === "as native") {
+        // The runtime reads our stream itself: each way ends as it ends for a native stream of the same chunks.
+        const ways: [string, (body: unknown) => Promise<string>][] = [
+          ["new Response(body).text()", (body) => new Response(asBody(body)).text()],
+          [
+            "new Request(url, { body }).text()",
+            (body) => new Request("http://127.0.0.1/", streamInit("POST", body)).text(),
+          ],
+          ["new Response(body).clone().text()", (body) => new Response(asBody(body)).clone().text()],
+        ];
+        for (const [way, read] of ways) {
+          const native = await outcomeOf(() => read(nativeOf(...chunks())));
+          const ours = await patched(() => outcomeOf(() => read(oursOf(...chunks()))));
+          assert.is(ours, native, `${way}: ours as a native stream of the same chunks`);
+        }
+        assert.is(
+          await patched(() => new Response(asBody(oursOf(bytes.subarray(0, 9), bytes.subarray(9)))).text()),
+          "0123456789abcdef",
+          "Uint8Array chunks",
+        );
+        return;
+      }
       await patched(async () => {
         assert.is(await new Response(asBody(oursOf(...chunks()))).text(), expected, "new Response(ours).text()");
         assert.is(
@@ -930,6 +995,19 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
   onRuntime(
     "bad input: a chunk that is not a BufferSource ends Response/Request bodies with a TypeError naming it",
     async () => {
+      if (bodyChunks === "as native") {
+        // The runtime's own rule for a native stream of such chunks applies, error for error.
+        for (const bad of BAD_CHUNKS) {
+          const what = JSON.stringify(bad.chunk);
+          const read = (body: unknown) => new Response(asBody(body)).text();
+          const native = await outcomeOf(() => read(nativeOf<unknown>(enc.encode("ok"), bad.chunk)));
+          const ours = await patched(() => outcomeOf(() => read(oursOf<unknown>(enc.encode("ok"), bad.chunk))));
+          assert.ok(native.startsWith("TypeError: "), `a native stream with ${what}: ${native}`);
+          assert.is(ours, native, `new Response(ours with ${what}).text() ends as natively`);
+          assert.not.ok(ours.includes(bad.stringified), `${what} was stringified`);
+        }
+        return;
+      }
       await patched(async () => {
         for (const bad of BAD_CHUNKS) {
           const what = JSON.stringify(bad.chunk);
@@ -962,7 +1040,7 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     },
   );
 
-  onRuntime(
+  onServer(
     "bad input: a bad chunk in a served body or an uploaded body is never stringified onto the wire",
     async () => {
       await patched(async () => {
@@ -1016,20 +1094,26 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
         ["new Request", (body) => new Request("http://127.0.0.1/", streamInit("POST", body))],
         ["fetch", (body) => fetch("http://127.0.0.1:9/", streamInit("POST", body))],
       ];
+      /**
+       * How `use` ends for a body in that state: the error it throws (name, message, class), or, where the
+       * runtime takes the body (workerd does), how reading what it made ends.
+       */
+      const ending = async (body: () => Promise<unknown>, use: (body: unknown) => unknown) => {
+        try {
+          const made = await use(await body());
+          const read = (made as { text?: () => Promise<string> } | undefined)?.text;
+          return { made: typeof read === "function" ? await outcomeOf(() => read.call(made)) : "made" };
+        } catch (e) {
+          const error = e as Error;
+          return { name: error.name, message: error.message, proto: Object.getPrototypeOf(error) as unknown };
+        }
+      };
       for (const state of ["locked", "disturbed"] as State[]) {
         for (const [name, use] of uses) {
-          const expected = await errorOf(
-            async () => use(await make(nativeOf(enc.encode("a"), enc.encode("b")), state)),
-            `native ${state} ${name}`,
-          );
+          const expected = await ending(() => make(nativeOf(enc.encode("a"), enc.encode("b")), state), use);
           await patched(async () => {
-            const actual = await errorOf(
-              async () => use(await make(oursOf(enc.encode("a"), enc.encode("b")), state)),
-              `ours ${state} ${name}`,
-            );
-            assert.is(actual.name, expected.name, `${state} ${name}: error name`);
-            assert.is(actual.message, expected.message, `${state} ${name}: error message`);
-            assert.is(Object.getPrototypeOf(actual), Object.getPrototypeOf(expected), `${state} ${name}: error class`);
+            const actual = await ending(() => make(oursOf(enc.encode("a"), enc.encode("b")), state), use);
+            assert.equal(actual, expected, `${state} ${name}: ends as for a native stream in that state`);
           });
         }
       }

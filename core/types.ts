@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- the generic defaults and callback types are lib.dom's (`any`)
 /**
  * Public dictionary and callback types of the Streams Standard. Their shapes and generic defaults are the
  * ones the runtimes' declarations use (lib.dom, @types/node), so a dictionary typed for the global classes

@@ -29,7 +29,7 @@
  */
 import * as esbuild from "esbuild";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import process from "node:process";
 import { gzipSync } from "node:zlib";

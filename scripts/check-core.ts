@@ -162,7 +162,7 @@ function keepSpecifiers(src: string, blanked: string): string {
   // Restore string literals that directly follow `from`, `import` or `import(` in the blanked text.
   return blanked.replace(
     /\b(from|import)(\s*\(?\s*)(["'])([^"'\n]*)\3/g,
-    (match, kw: string, gap: string, q: string, _body: string, offset: number) => {
+    (match, kw: string, gap: string, _q: string, _body: string, offset: number) => {
       const start = offset + kw.length + gap.length;
       const end = offset + match.length;
       return kw + gap + src.slice(start, end);

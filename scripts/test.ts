@@ -2,7 +2,7 @@
  * `npm test`: every check, on every runtime, one after the other.
  *
  *   1. typecheck      tsc (whole project), tsc (core: web-standard globals only), check-core, check-imports
- *                     (the layering: core, kit, adapters)
+ *                     (the layering: core, kit, adapters); then deno fmt --check and deno lint (deno.json)
  *   2. exports        package.json and deno.json export the same subpaths
  *   3. build          esbuild (ESM), CommonJS entry points and tsc (.d.ts + .d.cts) into dist/
  *   4. dist           on the system Node (the one running npm, >= 20, no TypeScript): check-dist, then the
@@ -22,7 +22,7 @@
  *   7. WPT            only when WPT_DIR is set and tests/wpt/run.ts exists: run.ts --impl=ours per runtime
  *
  * Counting, for the last line "N passed, M failed": every uvu test in every runtime run counts once
- * (7 smoke tests x 5 runtimes = 35), and every other step counts once (typecheck x4, exports, build,
+ * (7 smoke tests x 5 runtimes = 35), and every other step counts once (typecheck x4, fmt, lint, exports, build,
  * check-dist, deno publish, deno doc, each package step, size budget, tree-shaking, and each WPT runtime run when
  * WPT_DIR is set).
  * A uvu run that crashes before printing its totals counts as one failure; skipped tests count in
@@ -177,6 +177,14 @@ for (const check of CHECKS) {
   header(`typecheck: ${check.name}`, check.tool === "tsc" ? `${V.tsc} on ${here}` : here);
   const result = await check.run();
   recordStep(`typecheck: ${check.name.replace(/ \(.*$/, "")}`, result.code === 0, result.ms);
+}
+
+// 1b. format and lint (deno fmt --check, deno lint: settings in deno.json)
+
+for (const [name, args] of [["fmt: deno fmt --check", ["fmt", "--check"]], ["lint: deno lint", ["lint"]]] as const) {
+  header(name, V.deno);
+  const result = await run(BIN.deno, [...args], { timeoutMs: TIMEOUT_MS, env: { NO_COLOR: "1" } });
+  recordStep(name, result.code === 0, result.ms);
 }
 
 // 2. exports

@@ -188,7 +188,7 @@ function linkToNative(tx: PatchTransaction, Ours: AnyClass, NativeClass: AnyClas
   tx.defineValue(
     Ours,
     Symbol.hasInstance,
-    function hasInstance(this: Function, value: unknown): boolean {
+    function hasInstance(this: AnyClass, value: unknown): boolean {
       // Subclasses inherit this static method: only the class itself also accepts native instances.
       if (this !== Ours) return isInstance(this, value);
       return isInstance(Ours, value) || isInstance(NativeClass, value);

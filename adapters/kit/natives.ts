@@ -17,7 +17,7 @@ export const Native: {
 const ordinaryHasInstance = Function.prototype[Symbol.hasInstance];
 
 /** `value instanceof C` by the prototype chain only, ignoring any `Symbol.hasInstance` of `C`. */
-export function isInstance(C: Function, value: unknown): boolean {
+export function isInstance(C: abstract new (...args: never[]) => unknown, value: unknown): boolean {
   return ordinaryHasInstance.call(C, value);
 }
 

@@ -98,6 +98,7 @@ export function toNodeDuplex<R = Uint8Array, W = Uint8Array>(
   pair: ReadableWritablePair<R, W>,
   options: ToNodeDuplexOptions = {},
 ): Duplex {
+  // deno-lint-ignore prefer-const -- declared first: the closure below refers to it before it is made
   let duplex: Duplex | undefined;
   const node = (): Duplex => duplex!;
   const readSide = createReadSide(pair.readable, node);

@@ -312,6 +312,7 @@ export function toNodeReadable<R = Uint8Array>(
   stream: ReadableStream<R>,
   options: ToNodeReadableOptions = {},
 ): Readable {
+  // deno-lint-ignore prefer-const -- declared first: the closure below refers to it before it is made
   let readable: Readable | undefined;
   const side = createReadSide(stream, () => readable!);
   readable = new Readable({

@@ -115,6 +115,7 @@ export function toNodeWritable<W = Uint8Array>(
   stream: WritableStream<W>,
   options: ToNodeWritableOptions = {},
 ): Writable {
+  // deno-lint-ignore prefer-const -- declared first: the closure below refers to it before it is made
   let writable: Writable | undefined;
   const side = createWriteSide(stream, () => writable!);
   writable = new Writable({

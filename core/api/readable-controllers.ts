@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- the generic defaults and callback types are lib.dom's (`any`)
 /**
  * The public types of the objects a readable stream hands its underlying source: the two controllers and the
  * BYOB request, as the environment's global interfaces (see `readable.ts` for why), plus the classes behind

@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- the generic defaults and callback types are lib.dom's (`any`)
 /**
  * The public types of the readable side: ReadableStream, its readers and its async iterator, plus the
  * constructors (the classes behind them).

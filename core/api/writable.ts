@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-explicit-any -- the generic defaults and callback types are lib.dom's (`any`)
 /**
  * The public types of the writable side: WritableStream, its writer and its controller, as the environment's
  * global interfaces (see `readable.ts` for why), plus the classes behind them.

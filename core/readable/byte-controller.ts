@@ -24,14 +24,13 @@ import {
 } from "../shared/buffers.ts";
 import { defineInterface } from "../shared/interface.ts";
 import {
+  type Callable,
   MathMin,
   NativeArrayBuffer,
   NativeDataView,
   NativeUint8Array,
   PromisePrototypeThen,
-  PromiseResolve,
   queueMicrotask,
-  ReflectApply,
 } from "../shared/primordials.ts";
 import { type AlgorithmResult, promiseResolvedWith } from "../shared/promise.ts";
 import { JobQueue } from "../shared/jobs.ts";
@@ -179,7 +178,6 @@ export class ByteControllerInternal extends ReadableStreamInternal implements Pu
   }
 
   releaseSteps(): void {
-    const ext = this.ext;
     const pending = PendingPullIntos(this);
     if (pending !== undefined && pending.size > 0) {
       const first = pending.peek();
@@ -776,9 +774,9 @@ export function SetUpReadableByteStreamController(
  */
 export function SetUpReadableByteStreamControllerFromUnderlyingSource(
   underlyingSource: unknown,
-  cancelFn: Function | undefined,
-  pullFn: Function | undefined,
-  start: Function | undefined,
+  cancelFn: Callable | undefined,
+  pullFn: Callable | undefined,
+  start: Callable | undefined,
   highWaterMark: number,
   autoAllocateChunkSize: number | undefined,
 ): ByteControllerInternal {

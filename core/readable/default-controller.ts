@@ -3,7 +3,7 @@
  * @module
  */
 import { defineInterface } from "../shared/interface.ts";
-import { PromisePrototypeThen, PromiseResolve, queueMicrotask, ReflectApply } from "../shared/primordials.ts";
+import { type Callable, PromisePrototypeThen, queueMicrotask } from "../shared/primordials.ts";
 import { type AlgorithmResult, EXTERNAL_START, promiseResolvedWith } from "../shared/promise.ts";
 import { JobQueue } from "../shared/jobs.ts";
 import { RingQueue } from "../shared/queue.ts";
@@ -372,9 +372,9 @@ export function ReadableStreamDefaultControllerStarted(c: DefaultControllerInter
  */
 export function SetUpReadableStreamDefaultControllerFromUnderlyingSource(
   underlyingSource: unknown,
-  cancelFn: Function | undefined,
-  pullFn: Function | undefined,
-  start: Function | undefined,
+  cancelFn: Callable | undefined,
+  pullFn: Callable | undefined,
+  start: Callable | undefined,
   highWaterMark: number,
   sizeAlgorithm: SizeAlgorithm | undefined,
 ): DefaultControllerInternal {
@@ -403,6 +403,7 @@ let getDefaultController: (x: unknown) => DefaultControllerInternal;
 const kCreate = Symbol();
 
 /** The controller handed to a default ReadableStream's underlying source (§4.6). */
+// deno-lint-ignore no-explicit-any -- lib.dom's generic default
 export class ReadableStreamDefaultController<R = any> {
   #c!: DefaultControllerInternal;
 

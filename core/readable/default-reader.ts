@@ -23,6 +23,7 @@ function illegal(): TypeError {
 }
 
 /** A reader that reads chunks from a ReadableStream it has locked (§4.3). */
+// deno-lint-ignore no-explicit-any -- lib.dom's generic default
 export class ReadableStreamDefaultReader<R = any> {
   #r: ReaderInternal;
 

@@ -4,6 +4,7 @@
  * @module
  */
 import {
+  type Callable,
   PromisePrototypeThen,
   PromiseReject,
   PromiseResolve,
@@ -35,14 +36,14 @@ function keyName(key: symbol | string): string {
   return typeof key === "string" ? key : "the method";
 }
 
-function GetMethod(obj: unknown, key: symbol | string): Function | undefined {
+function GetMethod(obj: unknown, key: symbol | string): Callable | undefined {
   const fn = (obj as Record<PropertyKey, unknown>)[key];
   if (fn === undefined || fn === null) return undefined;
   if (typeof fn !== "function") throw typeError(`${keyName(key)} is not a function`);
   return fn;
 }
 
-function GetIteratorFromMethod(obj: unknown, method: Function, sync: boolean): IteratorRecord {
+function GetIteratorFromMethod(obj: unknown, method: Callable, sync: boolean): IteratorRecord {
   const iterator = ReflectApply(method, obj, []);
   if (!isObject(iterator)) throw typeError("The iterator method must return an object");
   return { iterator, next: (iterator as { next: unknown }).next, sync };
@@ -104,7 +105,7 @@ function asyncFromSyncContinuation(result: unknown, iterator: object, closeOnRej
 function asyncFromSyncNext(record: IteratorRecord): Promise<unknown> {
   let result: unknown;
   try {
-    result = ReflectApply(record.next as Function, record.iterator, []);
+    result = ReflectApply(record.next as Callable, record.iterator, []);
   } catch (e) {
     return PromiseReject(e);
   }
@@ -145,7 +146,7 @@ class FromIterableSource implements SourceAlgorithms {
       nextResult = asyncFromSyncNext(record);
     } else {
       try {
-        nextResult = ReflectApply(record.next as Function, record.iterator, []);
+        nextResult = ReflectApply(record.next as Callable, record.iterator, []);
       } catch (e) {
         return PromiseReject(e);
       }

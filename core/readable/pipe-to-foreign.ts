@@ -7,7 +7,7 @@
  */
 import { addAbortAlgorithm, signalAbortReason, signalIsAborted } from "../shared/abort-signal.ts";
 import { type Deferred, newDeferred } from "../shared/promise.ts";
-import { PromisePrototypeThen, PromiseResolve, ReflectApply } from "../shared/primordials.ts";
+import { type Callable, PromisePrototypeThen, PromiseResolve, ReflectApply } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
 import { waitForAll } from "./pipe-to.ts";
 import {
@@ -33,13 +33,13 @@ const NativeWriter =
   (globalThis as { WritableStreamDefaultWriter?: { prototype: object } }).WritableStreamDefaultWriter;
 const NativeRS = (globalThis as { ReadableStream?: { prototype: object } }).ReadableStream;
 
-function getter(proto: object | undefined, name: string): Function | undefined {
+function getter(proto: object | undefined, name: string): Callable | undefined {
   return proto === undefined ? undefined : Object.getOwnPropertyDescriptor(proto, name)?.get;
 }
-function method(proto: object | undefined, name: string): Function | undefined {
+function method(proto: object | undefined, name: string): Callable | undefined {
   return proto === undefined
     ? undefined
-    : (Object.getOwnPropertyDescriptor(proto, name)?.value as Function | undefined);
+    : (Object.getOwnPropertyDescriptor(proto, name)?.value as Callable | undefined);
 }
 
 const wsLocked = getter(NativeWS?.prototype, "locked");
@@ -52,7 +52,7 @@ const wClose = method(NativeWriter?.prototype, "close");
 const wAbort = method(NativeWriter?.prototype, "abort");
 const wRelease = method(NativeWriter?.prototype, "releaseLock");
 
-function brand(fn: Function | undefined, x: unknown): boolean {
+function brand(fn: Callable | undefined, x: unknown): boolean {
   if (fn === undefined) return false;
   try {
     ReflectApply(fn, x, []);

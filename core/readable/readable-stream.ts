@@ -4,7 +4,7 @@
  */
 import { isAbortSignal } from "../shared/abort-signal.ts";
 import { defineInterface } from "../shared/interface.ts";
-import { ObjectDefineProperty, PromiseReject, SymbolAsyncIterator } from "../shared/primordials.ts";
+import { type Callable, ObjectDefineProperty, PromiseReject, SymbolAsyncIterator } from "../shared/primordials.ts";
 import { setPromiseIsHandledToTrue } from "../shared/promise.ts";
 import {
   convertBoolean,
@@ -84,6 +84,7 @@ function illegal(): TypeError {
 }
 
 /** A source of data that can be read, piped and teed (§4.2). */
+// deno-lint-ignore no-explicit-any -- lib.dom's generic default
 export class ReadableStream<R = any> {
   #s: ReadableStreamInternal;
 
@@ -108,9 +109,9 @@ export class ReadableStream<R = any> {
     const strategyRecord = convertQueuingStrategy(strategy, "strategy");
     // The UnderlyingSource dictionary, members read in lexicographic order (into locals: no record per stream).
     let autoAllocateChunkSize: number | undefined;
-    let cancelFn: Function | undefined;
-    let pullFn: Function | undefined;
-    let startFn: Function | undefined;
+    let cancelFn: Callable | undefined;
+    let pullFn: Callable | undefined;
+    let startFn: Callable | undefined;
     let bytes = false;
     if (underlyingSource !== undefined) {
       const s = underlyingSource as Record<string, unknown>;

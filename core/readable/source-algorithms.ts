@@ -5,7 +5,7 @@
  * interface directly.
  * @module
  */
-import { ReflectApply } from "../shared/primordials.ts";
+import { type Callable, ReflectApply } from "../shared/primordials.ts";
 import type { AlgorithmResult } from "../shared/promise.ts";
 
 /**
@@ -28,6 +28,6 @@ export const NO_SOURCE_ALGORITHMS: SourceAlgorithms = {
 };
 
 /** A start algorithm calling `start` (its own function: a closure in the caller costs a context without start()). */
-export function makeStartAlgorithm(start: Function, source: unknown, controller: object): () => unknown {
+export function makeStartAlgorithm(start: Callable, source: unknown, controller: object): () => unknown {
   return () => ReflectApply(start, source, [controller]);
 }

@@ -14,7 +14,7 @@ import {
   PromiseResolve,
   REUSE_ARGUMENT_LISTS,
 } from "../shared/promise.ts";
-import { PromisePrototypeThen, queueMicrotask } from "../shared/primordials.ts";
+import { type Callable, PromisePrototypeThen, queueMicrotask } from "../shared/primordials.ts";
 import type { JobQueue } from "../shared/jobs.ts";
 import { RequestQueue, RingQueue } from "../shared/queue.ts";
 import type { PromiseReadRequest } from "./read-requests.ts";
@@ -148,8 +148,8 @@ export abstract class ReadableStreamInternal implements SourceAlgorithms {
   onPullFulfilled: (() => void) | undefined = undefined;
   /** The converted UnderlyingSource members, for a stream whose algorithms are its own. */
   source: unknown = undefined;
-  pullFn: Function | undefined = undefined;
-  cancelFn: Function | undefined = undefined;
+  pullFn: Callable | undefined = undefined;
+  cancelFn: Callable | undefined = undefined;
 
   /** Whether the controller is a ReadableByteStreamController (a prototype property of each controller class). */
   declare readonly isByte: boolean;

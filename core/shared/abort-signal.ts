@@ -4,7 +4,7 @@
  * AbortSignal.prototype or EventTarget.prototype later sees nothing and changes nothing.
  * @module
  */
-import { ReflectApply } from "./primordials.ts";
+import { type Callable, ReflectApply } from "./primordials.ts";
 
 // A host without AbortSignal (none of the supported runtimes) gets pipes that accept no signal.
 const signalProto: object | undefined = (globalThis as { AbortSignal?: typeof AbortSignal }).AbortSignal?.prototype;
@@ -18,8 +18,8 @@ const reasonGetter: () => unknown = signalProto === undefined
   ? noSignal
   : Object.getOwnPropertyDescriptor(signalProto, "reason")!.get!;
 const eventTargetProto = (globalThis as { EventTarget?: typeof EventTarget }).EventTarget?.prototype;
-const addEventListener: Function = eventTargetProto === undefined ? noSignal : eventTargetProto.addEventListener;
-const removeEventListener: Function = eventTargetProto === undefined ? noSignal : eventTargetProto.removeEventListener;
+const addEventListener: Callable = eventTargetProto === undefined ? noSignal : eventTargetProto.addEventListener;
+const removeEventListener: Callable = eventTargetProto === undefined ? noSignal : eventTargetProto.removeEventListener;
 
 /** Brand check for AbortSignal without user-patchable lookups. */
 export function isAbortSignal(x: unknown): x is AbortSignal {

@@ -3,7 +3,12 @@
  * names the interface, and the constructor's `name` is the interface name.
  * @module
  */
-import { ObjectDefineProperty, ObjectGetOwnPropertyDescriptor, SymbolToStringTag } from "./primordials.ts";
+import {
+  type Callable,
+  ObjectDefineProperty,
+  ObjectGetOwnPropertyDescriptor,
+  SymbolToStringTag,
+} from "./primordials.ts";
 
 const ownKeys = Reflect.ownKeys;
 
@@ -19,7 +24,7 @@ function makeEnumerable(target: object): void {
 }
 
 /** Applies WebIDL interface conventions to a class (prototype and static members). */
-export function defineInterface(ctor: Function, name: string): void {
+export function defineInterface(ctor: Callable, name: string): void {
   // Bundlers may rename a class that refers to itself (`var X = class _X {}`); the interface name stands.
   ObjectDefineProperty(ctor, "name", {
     value: name.split(" ")[0],

@@ -26,6 +26,13 @@ export const MathFloor: typeof Math.floor = Math.floor;
 export const JAVASCRIPTCORE: boolean =
   typeof Reflect.getOwnPropertyDescriptor(new Error("probe"), "line")?.value === "number";
 
+/**
+ * Any function, as captured built-ins and user callbacks are kept: each is called with `Reflect.apply` (or
+ * an uncurried `call`) whatever its signature, so no narrower type would be checked anywhere.
+ */
+// deno-lint-ignore ban-types
+export type Callable = Function;
+
 const FunctionPrototypeCall = Function.prototype.call;
 const FunctionPrototypeBind = Function.prototype.bind;
 const NO_ARGUMENTS: never[] = [];
@@ -39,8 +46,8 @@ const NO_ARGUMENTS: never[] = [];
  */
 export function uncurryThis<T, R>(fn: (this: T) => R): (self: T) => R;
 export function uncurryThis<T, A, R>(fn: (this: T, a: A) => R): (self: T, a: A) => R;
-export function uncurryThis(fn: Function): Function {
-  if (!JAVASCRIPTCORE) return ReflectApply(FunctionPrototypeBind, FunctionPrototypeCall, [fn]) as Function;
+export function uncurryThis(fn: Callable): Callable {
+  if (!JAVASCRIPTCORE) return ReflectApply(FunctionPrototypeBind, FunctionPrototypeCall, [fn]) as Callable;
   return fn.length === 0
     ? (self: unknown): unknown => ReflectApply(fn, self, NO_ARGUMENTS)
     : (self: unknown, a: unknown): unknown => ReflectApply(fn, self, [a]);

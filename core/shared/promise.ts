@@ -7,6 +7,7 @@
  * @module
  */
 import {
+  type Callable,
   JAVASCRIPTCORE,
   NativePromise,
   PromisePrototypeThen,
@@ -204,7 +205,7 @@ export function newPendingPromise<T>(): Promise<T> {
  * `undefined` (FP-SYNC-ALGO) when the callback returned undefined synchronously.
  */
 export function invokePromiseCallback(
-  fn: Function,
+  fn: Callable,
   thisArg: unknown,
   args: unknown[],
 ): AlgorithmResult {
@@ -223,7 +224,7 @@ export function invokePromiseCallback(
  * the Reflect.apply call itself, so it is removed even when this function is not inlined into its caller,
  * where an argument list passed in as a parameter costs an allocation and a generic spread call.
  */
-export function invokePromiseCallback1(fn: Function, thisArg: unknown, a: unknown): AlgorithmResult {
+export function invokePromiseCallback1(fn: Callable, thisArg: unknown, a: unknown): AlgorithmResult {
   let r: unknown;
   try {
     r = ReflectApply(fn, thisArg, [a]);
@@ -234,7 +235,7 @@ export function invokePromiseCallback1(fn: Function, thisArg: unknown, a: unknow
 }
 
 /** invokePromiseCallback1 with two arguments. */
-export function invokePromiseCallback2(fn: Function, thisArg: unknown, a: unknown, b: unknown): AlgorithmResult {
+export function invokePromiseCallback2(fn: Callable, thisArg: unknown, a: unknown, b: unknown): AlgorithmResult {
   let r: unknown;
   try {
     r = ReflectApply(fn, thisArg, [a, b]);

@@ -2,7 +2,7 @@
  * The WebIDL conversions the Streams Standard's IDL needs, with the spec's TypeError/RangeError.
  * @module
  */
-import { MathTrunc, NativeRangeError, NativeTypeError, NumberIsNaN } from "./primordials.ts";
+import { type Callable, MathTrunc, NativeRangeError, NativeTypeError, NumberIsNaN } from "./primordials.ts";
 
 export function isObject(x: unknown): x is object {
   return (typeof x === "object" && x !== null) || typeof x === "function";
@@ -16,7 +16,7 @@ export function convertDictionary(value: unknown, context: string): Record<Prope
 }
 
 /** A callback function member: must be callable. */
-export function convertCallback<T extends Function>(value: unknown, context: string): T {
+export function convertCallback<T extends Callable>(value: unknown, context: string): T {
   if (typeof value !== "function") throw new NativeTypeError(`${context} must be a function`);
   return value as T;
 }

@@ -3,7 +3,7 @@
  * (Streams §7.4 "Abstract operations" of queuing strategies).
  * @module
  */
-import { ReflectApply } from "../shared/primordials.ts";
+import { type Callable, ReflectApply } from "../shared/primordials.ts";
 import { convertCallback, convertDictionary, convertUnrestrictedDouble, rangeError } from "../shared/webidl.ts";
 
 /** A size algorithm: returns the chunk's size (already converted to a number) or throws. */
@@ -12,7 +12,7 @@ export type SizeAlgorithm = (chunk: unknown) => number;
 /** A converted `QueuingStrategy` dictionary. */
 export interface StrategyRecord {
   highWaterMark: number | undefined;
-  size: Function | undefined;
+  size: Callable | undefined;
 }
 
 const EMPTY_STRATEGY: StrategyRecord = Object.freeze({ highWaterMark: undefined, size: undefined });
@@ -48,7 +48,7 @@ export function ExtractSizeAlgorithm(strategy: StrategyRecord): SizeAlgorithm | 
 }
 
 // The closure is made here, not in ExtractSizeAlgorithm: a closure there would cost every stream a context.
-function makeSizeAlgorithm(size: Function): SizeAlgorithm {
+function makeSizeAlgorithm(size: Callable): SizeAlgorithm {
   return (chunk: unknown): number => convertUnrestrictedDouble(ReflectApply(size, undefined, [chunk]));
 }
 

@@ -4,7 +4,7 @@
  */
 import { defineInterface } from "../shared/interface.ts";
 import {
-  NativePromise,
+  type Callable,
   OriginalPromiseThen,
   PromisePrototypeThen,
   PromiseReject,
@@ -72,7 +72,7 @@ const PULLING_AGAIN: typeof S_PULLING_AGAIN = 3;
  * Converts a Transformer dictionary (members read in lexicographic order) into the stream's controller slots;
  * returns its `start` member (no record per stream).
  */
-function convertTransformer(t: unknown, c: TransformStreamInternal): Function | undefined {
+function convertTransformer(t: unknown, c: TransformStreamInternal): Callable | undefined {
   if (t === undefined) return undefined;
   const o = t as Record<string, unknown>;
   const cancel = o.cancel;
@@ -106,9 +106,9 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
   // The controller's slots.
   finishPromise: Deferred<undefined> | undefined = undefined;
   transformer: unknown = undefined;
-  transformFn: Function | undefined = undefined;
-  flushFn: Function | undefined = undefined;
-  cancelFn: Function | undefined = undefined;
+  transformFn: Callable | undefined = undefined;
+  flushFn: Callable | undefined = undefined;
+  cancelFn: Callable | undefined = undefined;
   cleared = false;
   pub!: TransformStreamDefaultController;
   onTransformRejected: ((r: unknown) => never) | undefined = undefined;
@@ -135,6 +135,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
    * before changing any state, and the write takes the general path.
    */
   writeIdentity(chunk: unknown, request: WriteRequest): boolean {
+    // deno-lint-ignore no-this-alias -- the spec's `controller` is this object (one object per stream)
     const c = this;
     if (this.backpressure !== false || c.transformFn !== undefined || c.cleared) return false;
     const readable = this.readable;
@@ -173,6 +174,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
 
   /** TransformStreamDefaultSinkAbortAlgorithm(stream, reason). */
   abort(reason: unknown): AlgorithmResult {
+    // deno-lint-ignore no-this-alias -- the spec's `controller` is this object (one object per stream)
     const controller = this;
     if (controller.finishPromise !== undefined) return controller.finishPromise.promise;
     const readable = this.readable;
@@ -199,6 +201,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
 
   /** TransformStreamDefaultSinkCloseAlgorithm(stream). */
   close(): AlgorithmResult {
+    // deno-lint-ignore no-this-alias -- the spec's `controller` is this object (one object per stream)
     const controller = this;
     if (controller.finishPromise !== undefined) return controller.finishPromise.promise;
     const readable = this.readable;
@@ -239,6 +242,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
 
   /** TransformStreamDefaultSourceCancelAlgorithm(stream, reason). */
   cancel(reason: unknown): AlgorithmResult {
+    // deno-lint-ignore no-this-alias -- the spec's `controller` is this object (one object per stream)
     const controller = this;
     if (controller.finishPromise !== undefined) return controller.finishPromise.promise;
     const writable = this.writable;
@@ -489,6 +493,7 @@ let getController: (x: unknown) => TransformStreamInternal;
 const kCreate = Symbol();
 
 /** The controller handed to a transformer (§6.3). */
+// deno-lint-ignore no-explicit-any -- lib.dom's generic default
 export class TransformStreamDefaultController<O = any> {
   #c!: TransformStreamInternal;
 
@@ -538,6 +543,7 @@ defineInterface(TransformStreamDefaultController, "TransformStreamDefaultControl
 let getStream: (x: unknown) => TransformStreamInternal | undefined;
 
 /** A pair of streams where data written to the writable side comes out transformed on the readable side (§6.2). */
+// deno-lint-ignore no-explicit-any -- lib.dom's generic default
 export class TransformStream<I = any, O = any> {
   #t: TransformStreamInternal;
   #readable: ReadableStream<O>;

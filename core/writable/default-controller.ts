@@ -3,7 +3,7 @@
  * @module
  */
 import { defineInterface } from "../shared/interface.ts";
-import { ReflectApply } from "../shared/primordials.ts";
+import { type Callable, ReflectApply } from "../shared/primordials.ts";
 import { convertCallback, rangeError, typeError } from "../shared/webidl.ts";
 import type { SizeAlgorithm } from "../strategies/extract.ts";
 import {
@@ -16,7 +16,7 @@ import {
 } from "./stream-internal.ts";
 
 /** The `start` member of the sink convertUnderlyingSink() converted last (read at once by its caller). */
-let convertedStart: Function | undefined = undefined;
+let convertedStart: Callable | undefined = undefined;
 
 /**
  * Converts an UnderlyingSink dictionary (members read in lexicographic order) straight into the stream that
@@ -69,7 +69,7 @@ export function SetUpWritableStreamDefaultControllerFromUnderlyingSink(
 }
 
 // Its own function: a closure in the caller would cost every stream a context, start() or not.
-function makeStartAlgorithm(start: Function, sink: unknown, c: WritableStreamInternal): () => unknown {
+function makeStartAlgorithm(start: Callable, sink: unknown, c: WritableStreamInternal): () => unknown {
   return () => ReflectApply(start, sink, [WritableControllerPublic(c)]);
 }
 

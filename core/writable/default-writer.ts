@@ -139,6 +139,7 @@ function illegal(): TypeError {
 }
 
 /** A writer that writes chunks to a WritableStream it has locked (§5.3). */
+// deno-lint-ignore no-explicit-any -- lib.dom's generic default
 export class WritableStreamDefaultWriter<W = any> {
   #w: WriterInternal;
 

@@ -17,6 +17,7 @@ import {
   uponAlgorithm,
 } from "../shared/promise.ts";
 import {
+  type Callable,
   NativeAbortController,
   PromisePrototypeThen,
   PromiseReject,
@@ -160,9 +161,9 @@ export class WritableStreamInternal implements SinkAlgorithms {
   onWriteFulfilled: (() => void) | undefined = undefined;
   /** The underlying sink and its converted members (SetUpWritableStreamDefaultControllerFromUnderlyingSink). */
   sink: unknown = undefined;
-  abortFn: Function | undefined = undefined;
-  closeFn: Function | undefined = undefined;
-  writeFn: Function | undefined = undefined;
+  abortFn: Callable | undefined = undefined;
+  closeFn: Callable | undefined = undefined;
+  writeFn: Callable | undefined = undefined;
 
   /** The sink's write algorithm: calls `write(chunk, controller)`. */
   write(chunk: unknown): AlgorithmResult {

@@ -24,6 +24,7 @@ let wrap: (s: WritableStreamInternal) => WritableStream;
 const kWrap = Symbol();
 
 /** A destination for data (§5.2). */
+// deno-lint-ignore no-explicit-any -- lib.dom's generic default
 export class WritableStream<W = any> {
   #s: WritableStreamInternal;
 

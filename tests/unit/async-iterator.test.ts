@@ -322,6 +322,7 @@ test("iterator: a next() called from inside pull() during next() gets the follow
   // Spec: next() #1 reads "a" (PullSteps dequeues it, then calls pull() synchronously); pull() calls next() #2
   // while next() #1 has not set its ongoing promise yet, so #2 reads "b" at once. #1's chunk steps then
   // resolve its promise with "a".
+  // deno-lint-ignore prefer-const -- pull() refers to it before it is made
   let it!: ReturnType<ReadableStream<string>["values"]>;
   let inner: Promise<IteratorResult<string>> | undefined;
   let armed = false;
@@ -356,6 +357,7 @@ test("iterator: a return() called from inside pull() during next(): the chunk is
   // Spec: next() dequeues "a" and calls pull(); pull() calls return() (preventCancel), which releases the
   // reader; next() still resolves with "a", and the pull reaction clears [[pulling]], so a new reader's read()
   // calls pull() again.
+  // deno-lint-ignore prefer-const -- pull() refers to it before it is made
   let it!: ReturnType<ReadableStream<string>["values"]>;
   let pulls = 0;
   let returned: Promise<IteratorResult<string>> | undefined;

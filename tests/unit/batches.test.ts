@@ -5,7 +5,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { batches, ReadableStream, type ReadableStreamDefaultController } from "../../mod.ts";
+import { batches, ReadableStream } from "../../mod.ts";
 import { rejection, tracked } from "./stream-test-helpers.ts";
 
 const NativeReadableStream = globalThis.ReadableStream;

@@ -31,7 +31,6 @@ const { isDisturbed, isErrored, isReadable } = nodeStream as unknown as Record<
 >;
 const runtime = "Deno" in g ? "Deno" : "Bun" in g ? "Bun" : "Node.js";
 const isNode = runtime === "Node.js";
-const nodeMajor = Number(process.versions.node.split(".")[0]);
 
 // Captured at load, before any test patches.
 const Native = {

@@ -5,13 +5,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import {
-  concatReadableStreams,
-  mergeReadableStreams,
-  ReadableStream,
-  type ReadableStreamDefaultController,
-  TextLineStream,
-} from "../../mod.ts";
+import { concatReadableStreams, mergeReadableStreams, ReadableStream, TextLineStream } from "../../mod.ts";
 import { rejection, tracked } from "./stream-test-helpers.ts";
 
 const NativeReadableStream = globalThis.ReadableStream;

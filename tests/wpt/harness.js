@@ -791,6 +791,7 @@ export function createHarness(options = {}) {
     }
 
     step_func(func, thisObj) {
+      // deno-lint-ignore no-this-alias -- the callbacks below run with another `this`
       const test = this;
       const explicitThis = arguments.length >= 2;
       return function (...args) {
@@ -799,6 +800,7 @@ export function createHarness(options = {}) {
     }
 
     step_func_done(func, thisObj) {
+      // deno-lint-ignore no-this-alias -- the callbacks below run with another `this`
       const test = this;
       const explicitThis = arguments.length >= 2;
       return function (...args) {
@@ -814,11 +816,13 @@ export function createHarness(options = {}) {
     }
 
     step_timeout(handler, timeout, ...args) {
+      // deno-lint-ignore no-this-alias -- the callbacks below run with another `this`
       const test = this;
       return setTimer(this.step_func(() => handler.apply(test, args)), timeout * multiplier);
     }
 
     step_wait(condition, description, timeout = 3000, interval = 100) {
+      // deno-lint-ignore no-this-alias -- the callbacks below run with another `this`
       const test = this;
       return new Promise((resolve, reject) => {
         const deadline = Date.now() + timeout * multiplier;
@@ -1030,6 +1034,7 @@ export function createHarness(options = {}) {
   }
 
   function step_timeout(handler, timeout, ...args) {
+    // deno-lint-ignore no-this-alias -- the callbacks below run with another `this`
     const receiver = this;
     return setTimer(() => handler.apply(receiver, args), timeout * multiplier);
   }

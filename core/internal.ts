@@ -21,5 +21,7 @@ export {
 } from "./batching/batch-reader.ts";
 // Reading a whole byte stream (the kit's body consumers).
 export { collectBytes, type CollectedBytes } from "./consumers/collect.ts";
+// Fetch's "clone a body" for a runtime Response that keeps its stream object (the Node.js patch's clone()).
+export { ReadableStreamTeeInPlace } from "./readable/readable-stream.ts";
 // How a bad value is named in error messages.
 export { describeValue } from "./shared/describe.ts";

@@ -55,7 +55,6 @@ export {
   writableStreamState,
   type WritableStreamStateView,
 } from "./stream-state.ts";
-export { ReadableStreamTeeInPlace as teeReadableStreamInPlace } from "./readable/readable-stream.ts";
 // Consumers, batched reads and helpers (issue 18): one module per API, tree-shaken when unused.
 export { arrayBuffer } from "./consumers/array-buffer.ts";
 export { batches } from "./consumers/batches.ts";

@@ -8,6 +8,7 @@ import { Duplex, Readable, Writable } from "node:stream";
 import * as api from "../../mod.ts";
 import type { RuntimeAdapterConfig } from "../kit/runtime-adapter.ts";
 import { isBodyShell } from "../kit/body-shells.ts";
+import { ReadableStreamTeeInPlace } from "../kit/body-tee.ts";
 import { isOurReadable, isOurWritable } from "../kit/natives.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
 import { fromNodeDuplex, toNodeDuplex } from "./duplex.ts";
@@ -134,7 +135,7 @@ function patchLockedCancel(tx: PatchTransaction): void {
 
 /** The second branch of a body's tee with its chunks structured-cloned (fetch tees bodies so). */
 function clonedBranch(stream: api.ReadableStream): api.ReadableStream {
-  const [second, bytes] = api.teeReadableStreamInPlace(stream);
+  const [second, bytes] = ReadableStreamTeeInPlace(stream);
   if (bytes) return second;
   return second.pipeThrough(
     new api.TransformStream({

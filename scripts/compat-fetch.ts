@@ -5,6 +5,7 @@
  *
  *   node scripts/compat-fetch.ts --dir=<folder> [--sets=deno,std,node22,node26,bun]
  *        [--git=<owner/name>=<local clone>]... [--cache=<folder>]
+ *   node scripts/compat-fetch.ts --dir=<folder> --check [--sets=...]
  *
  * A repository given with --git is read from that clone (it must contain the listed commits). Any other is
  * fetched into --cache (default <folder>/.git-cache) with `git fetch --depth=1 https://github.com/<owner/name>
@@ -12,7 +13,10 @@
  * own repositories (see tests/compat/README.md): Bun's `harness` module, written here, resolved through a
  * tsconfig.json in <folder>/bun/test.
  *
- * Exit code 0 when every row was written with its listed object id, 1 otherwise, 2 for bad arguments.
+ * --check writes nothing: it hashes every listed file already in the folder (`git hash-object`) against its blob id
+ * and checks that every listed folder exists (how to check a folder assembled by hand, e.g. the Bun files).
+ *
+ * Exit code 0 when every row was written (or checked) with its listed object id, 1 otherwise, 2 for bad arguments.
  * @module
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -23,13 +27,14 @@ import { compatDir, type ManifestRow, readManifest, type SetName, SETS } from ".
 import { rootPath } from "./lib.ts";
 
 const USAGE = "usage: node scripts/compat-fetch.ts --dir=<folder> [--sets=deno,std,node22,node26,bun] " +
-  "[--git=<owner/name>=<local clone>]... [--cache=<folder>]";
+  "[--git=<owner/name>=<local clone>]... [--cache=<folder>] [--check]";
 
 interface Options {
   dir: string;
   sets: Set<SetName>;
   clones: Map<string, string>;
   cache: string | undefined;
+  check: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -37,7 +42,12 @@ function parseArgs(argv: string[]): Options {
   let cache: string | undefined;
   let sets = new Set<SetName>(SETS);
   const clones = new Map<string, string>();
+  let check = false;
   for (const arg of argv) {
+    if (arg === "--check") {
+      check = true;
+      continue;
+    }
     const [key, ...rest] = arg.split("=");
     const value = rest.join("=");
     if (key === "--dir") dir = resolve(value);
@@ -55,7 +65,7 @@ function parseArgs(argv: string[]): Options {
     } else usage(arg === "--help" ? "" : `unknown argument "${arg}"`);
   }
   if (!dir) usage("--dir (or $COMPAT_DIR) is required");
-  return { dir: dir!, sets, clones, cache };
+  return { dir: dir!, sets, clones, cache, check };
 }
 
 function usage(why: string): never {
@@ -131,9 +141,30 @@ function writeBunShims(dir: string): void {
   writeFileSync(join(testDir, "tsconfig.json"), JSON.stringify(tsconfig, null, 2) + "\n");
 }
 
+/** --check: every listed file has its blob id, every listed folder exists. */
+function check(rows: readonly ManifestRow[], dir: string): number {
+  let failed = 0;
+  for (const row of rows) {
+    const dest = join(dir, row.dest);
+    let why = "";
+    if (!existsSync(dest)) why = "missing";
+    else if (!row.dest.endsWith("/")) {
+      const id = execFileSync("git", ["hash-object", dest], { encoding: "utf8" }).trim();
+      if (id !== row.object) why = `blob ${id}, the manifest lists ${row.object}`;
+    }
+    if (why) {
+      console.error(`compat-fetch: ${row.dest}: ${why}`);
+      failed++;
+    }
+  }
+  console.log(`compat-fetch: ${rows.length - failed} of ${rows.length} rows as listed in ${dir}, ${failed} not`);
+  return failed;
+}
+
 function main(): void {
   const options = parseArgs(process.argv.slice(2));
   const rows = readManifest().filter((row) => options.sets.has(row.set));
+  if (options.check) process.exit(check(rows, options.dir) === 0 ? 0 : 1);
   const byRepo = new Map<string, Set<string>>();
   for (const row of rows) {
     const commits = byRepo.get(row.repo) ?? new Set<string>();

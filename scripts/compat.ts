@@ -6,7 +6,7 @@
  * (scripts/compat-fetch.ts, tests/compat/MANIFEST.txt, tests/compat/README.md).
  *
  *   COMPAT_DIR=<folder> node scripts/compat.ts [--runtime=node26,node22,deno,bun] [--only=<text>]
- *        [--jobs=<n>] [--timeout=<seconds>] [--no-confirm] [--json=<file>]
+ *        [--jobs=<n>] [--timeout=<seconds>] [--no-confirm] [--json=<file>] [--node-stream-web]
  *
  * Each test file runs in a process of its own, plain and patched, under a time limit (default 240 s a file). A
  * test that passes plain and fails patched is run again both ways (file by file) and is reported only when it does
@@ -38,7 +38,7 @@ const SUITES_OF: Record<Runtime, readonly SetName[]> = {
 };
 
 const USAGE = "usage: COMPAT_DIR=<folder> node scripts/compat.ts [--runtime=node26,node22,deno,bun] " +
-  "[--only=<text>] [--jobs=<n>] [--timeout=<seconds>] [--no-confirm] [--json=<file>]";
+  "[--only=<text>] [--jobs=<n>] [--timeout=<seconds>] [--no-confirm] [--json=<file>] [--node-stream-web]";
 
 interface Options {
   dir: string;
@@ -48,6 +48,8 @@ interface Options {
   timeoutMs: number;
   confirm: boolean;
   json: string | undefined;
+  /** Node: the patched run also replaces node:stream/web's exports (tests/compat/preload/node-stream-web.ts). */
+  streamWeb: boolean;
 }
 
 /** The outcome of one test case (or of a whole file, named FILE) in one run. */
@@ -100,6 +102,7 @@ function parseArgs(argv: string[]): Options {
     timeoutMs: 240_000,
     confirm: true,
     json: undefined,
+    streamWeb: false,
   };
   for (const arg of argv) {
     const [key, ...rest] = arg.split("=");
@@ -128,6 +131,9 @@ function parseArgs(argv: string[]): Options {
       case "--json":
         options.json = value;
         break;
+      case "--node-stream-web":
+        options.streamWeb = true;
+        break;
       default:
         usage(arg === "--help" ? "" : `unknown argument "${arg}"`);
     }
@@ -139,8 +145,10 @@ function parseArgs(argv: string[]): Options {
 // ---------------------------------------------------------------------------------------------------------------
 // Running one file
 
+let nodePreload = "node.ts";
+
 function preload(runtime: Runtime): string {
-  return rootPath("tests", "compat", "preload", `${runtime.startsWith("node") ? "node" : runtime}.ts`);
+  return rootPath("tests", "compat", "preload", runtime.startsWith("node") ? nodePreload : `${runtime}.ts`);
 }
 
 /** The `// Flags:` line of a Node test file (Node's own runner passes these; test/common re-spawns without them). */
@@ -265,6 +273,13 @@ function decodeXml(text: string): string {
   );
 }
 
+/** Adds a case under `name`, or `name #2`, `name #3`... when a loop in the file made several of that name. */
+function addCase(cases: Map<string, CaseResult>, name: string, result: CaseResult): void {
+  let key = name;
+  for (let n = 2; cases.has(key); n++) key = `${name} #${n}`;
+  cases.set(key, result);
+}
+
 /** Test cases of a JUnit report (Deno's and Bun's): name -> passed or the failure's text. */
 function parseJUnit(xml: string): Map<string, CaseResult> {
   const cases = new Map<string, CaseResult>();
@@ -276,15 +291,18 @@ function parseJUnit(xml: string): Map<string, CaseResult> {
     const body = match[3] ?? "";
     const skipped = /<skipped\b/.test(body) || /<todo\b/.test(body);
     const failure = /<(failure|error)\b([^>]*?)(?:\/>|>([\s\S]*?)<\/\1>)/.exec(body);
-    const key = classname && classname !== name ? `${classname} > ${name}` : name;
+    // Deno names the file as classname (left out); Bun names the enclosing describe blocks.
+    const key = classname && classname !== name && !/^(\.\/|file:|\/)/.test(classname)
+      ? `${classname} > ${name}`
+      : name;
     if (skipped) continue;
     if (!failure) {
-      cases.set(key, { ok: true, message: "" });
+      addCase(cases, key, { ok: true, message: "" });
       continue;
     }
     const attrMessage = decodeXml(/\bmessage="([^"]*)"/.exec(failure[2] ?? "")?.[1] ?? "");
     const text = decodeXml(failure[3] ?? "").trim();
-    cases.set(key, { ok: false, message: summarize(text || attrMessage) });
+    addCase(cases, key, { ok: false, message: summarize(text || attrMessage) });
   }
   return cases;
 }
@@ -311,7 +329,7 @@ function parseTap(stdout: string): Map<string, CaseResult> {
     if (result[4]) continue;
     const name = [...path, result[3]!].join(" > ");
     if (result[2] === "ok") {
-      cases.set(name, { ok: true, message: "" });
+      addCase(cases, name, { ok: true, message: "" });
       continue;
     }
     const yaml: string[] = [];
@@ -319,7 +337,7 @@ function parseTap(stdout: string): Map<string, CaseResult> {
     const at = yaml.findIndex((l) => /^\s*error: /.test(l));
     const error = at < 0 ? "" : yaml.slice(at, at + 4).map((l) => l.trim()).join(" ");
     const code = yaml.find((l) => /^\s*code: /.test(l))?.trim() ?? "";
-    cases.set(name, { ok: false, message: summarize(`${error} ${code}`.trim() || "failed") });
+    addCase(cases, name, { ok: false, message: summarize(`${error} ${code}`.trim() || "failed") });
   }
   return cases;
 }
@@ -473,6 +491,7 @@ function count(runs: readonly FileRun[], ok: boolean): number {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
+  if (options.streamWeb) nodePreload = "node-stream-web.ts";
   const started = performance.now();
   const files = testFiles(options, readManifest());
   const regressions: Regression[] = [];
@@ -486,7 +505,10 @@ async function main(): Promise<void> {
       process.exit(3);
     }
     const runtimeStarted = performance.now();
-    console.log(`\n== ${runtime}: ${mine.length} files, plain and patched, ${options.jobs} at a time`);
+    console.log(
+      `\n== ${runtime}: ${mine.length} files, plain and patched (preload ${relative(rootPath(), preload(runtime))}), ` +
+        `${options.jobs} at a time`,
+    );
     const pairs = await pool(mine, options.jobs, async (file) => {
       const plain = await runFile(file, false, options);
       const patched = await runFile(file, true, options);

@@ -52,7 +52,15 @@ export function readManifest(file: string = MANIFEST): ManifestRow[] {
     if (!/^[0-9a-f]{40}$/.test(commit!) || !/^[0-9a-f]{40}$/.test(object!)) fail("commit and object are 40 hex digits");
     if (dest!.startsWith("/") || dest!.split("/").includes("..")) fail(`dest must stay inside $COMPAT_DIR: ${dest}`);
     if (dest!.endsWith("/") !== (path!.endsWith("/") || path === ".")) fail("a folder's dest and path both end with /");
-    rows.push({ set: set as SetName, role, dest: dest!, repo: repo!, path: path!, commit: commit!, object: object! });
+    rows.push({
+      set: set as SetName,
+      role: role as ManifestRow["role"],
+      dest: dest!,
+      repo: repo!,
+      path: path!,
+      commit: commit!,
+      object: object!,
+    });
   });
   return rows;
 }

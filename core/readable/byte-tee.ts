@@ -94,12 +94,25 @@ class ByteTee {
   }
 
   forwardReaderError(thisReader: ReaderInternal): void {
-    uponPromise(thisReader.closed!.promise, undefined, (r: unknown) => {
-      if (thisReader !== this.reader) return;
-      ReadableByteStreamControllerError(this.c1(), r);
-      ReadableByteStreamControllerError(this.c2(), r);
-      if (!this.canceled1 || !this.canceled2) this.cancelPromise.resolve(undefined);
-    });
+    uponPromise(
+      thisReader.closed!.promise,
+      () => {
+        // The source closed while the tee's BYOB read of it is pending: ReadableStreamClose runs no close steps
+        // for a BYOB reader's read-into requests, so a source that closes without respond(0) would leave both
+        // branches waiting forever under the standard's steps (whatwg/streams#1321; Node, Deno and Bun resolve
+        // the branches' reads with done). The tee makes the respond(0) the source owed: the read's close steps
+        // then end both branches with the buffer given back. A source that responded itself left nothing pending.
+        const source = this.stream as ByteControllerInternal;
+        if (thisReader !== this.reader || !this.reading || !thisReader.byob || !HasPendingPullIntos(source)) return;
+        ReadableByteStreamControllerRespond(source, 0);
+      },
+      (r: unknown) => {
+        if (thisReader !== this.reader) return;
+        ReadableByteStreamControllerError(this.c1(), r);
+        ReadableByteStreamControllerError(this.c2(), r);
+        if (!this.canceled1 || !this.canceled2) this.cancelPromise.resolve(undefined);
+      },
+    );
   }
 
   pullWithDefaultReader(): void {
@@ -195,7 +208,9 @@ class ByteTee {
         if (!byobCanceled) ReadableByteStreamControllerClose(byobController);
         if (!otherCanceled) ReadableByteStreamControllerClose(otherController);
         if (chunk !== undefined) {
-          if (!byobCanceled) ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
+          if (!byobCanceled && HasPendingPullIntos(byobController)) {
+            ReadableByteStreamControllerRespondWithNewView(byobController, chunk);
+          }
           if (!otherCanceled && HasPendingPullIntos(otherController)) {
             ReadableByteStreamControllerRespond(otherController, 0);
           }

@@ -449,4 +449,39 @@ test("tee (bytes): a source error between a BYOB read's chunk and its respond er
   assert.equal(reads, ["11111", "11111", "11111", "1111", "22222", "boom"]);
 });
 
+test("byte tee: a BYOB read pending when the source closes without respond(0) ends done, the other branch too", async () => {
+  // The standard's steps leave the tee's BYOB read of the source pending for good here (whatwg/streams#1321);
+  // Node, Deno and Bun resolve it: the tee makes the respond(0) the source owed.
+  let i = 0;
+  const source = new ReadableStream({
+    type: "bytes",
+    pull(c) {
+      if (i++ < 2) c.enqueue(new Uint8Array([1, 2, 3]));
+      else c.close();
+    },
+  });
+  const [a, b] = source.tee();
+  const drained = (async () => {
+    const seen: number[] = [];
+    for await (const chunk of b) seen.push(...(chunk as Uint8Array));
+    return seen;
+  })();
+  const reader = a.getReader({ mode: "byob" });
+  const first = await reader.read(new Uint8Array(3));
+  assert.equal([...first.value!], [1, 2, 3]);
+  const second = await reader.read(new Uint8Array(3));
+  assert.equal([...second.value!], [1, 2, 3]);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<string>((resolve) => timer = setTimeout(() => resolve("still pending after 2 s"), 2000));
+  const third = await Promise.race([reader.read(new Uint8Array(3)), timeout]);
+  assert.type(third, "object", String(third));
+  const end = third as ReadableStreamReadResult<Uint8Array>;
+  assert.is(end.done, true);
+  assert.instance(end.value, Uint8Array, "the buffer comes back, empty");
+  assert.is(end.value!.byteLength, 0);
+  assert.is(end.value!.buffer.byteLength, 3, "the reader's own buffer");
+  assert.equal(await Promise.race([drained, timeout]), [1, 2, 3, 1, 2, 3], "the other branch ends with every byte");
+  clearTimeout(timer);
+});
+
 test.run();

@@ -157,8 +157,11 @@ for (const name of config.impls) {
             TextLineStream: ours["TextLineStream"],
           } as import("./scenarios/batched.ts").BatchedExtras;
           if (url.endsWith(".ts")) {
-            // the adapters' bridge to native streams (the same code in every runtime entry point)
-            const interop = (await import(new URL("./adapters/kit/to-native.ts", url).href)) as Record<string, unknown>;
+            // the adapters' bridge to native streams (the same code in every runtime entry point); a checkout from
+            // before the kit moved out of core/ (2026-11-28) has it in core/interop/
+            const interop = (await import(new URL("./adapters/kit/to-native.ts", url).href).catch(() =>
+              import(new URL("./core/interop/to-native.ts", url).href)
+            )) as Record<string, unknown>;
             impl.extras.toNativeReadableStream =
               interop["toNativeReadableStream"] as typeof impl.extras.toNativeReadableStream;
           }

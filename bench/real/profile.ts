@@ -12,7 +12,7 @@
  * | `gc` | `(garbage collector)` |
  * | `vm` | `(program)` and other nodes without a script: native code the profiler cannot attribute |
  *
- * Idle time is left out. `inStreams` is the share of samples with a `fusestreams` or `runtime streams` frame
+ * Idle time and the profiler's own calls (`node:inspector`) are left out. `inStreams` is the share of samples with a `fusestreams` or `runtime streams` frame
  * anywhere on their stack: stream code and everything it calls (the transforms' own functions included).
  *
  *   node bench/real/profile.ts FILE.cpuprofile [...]   prints the shares of each file
@@ -46,9 +46,13 @@ const ROOT_URL = pathToFileURL(resolve(dirname(fileURLToPath(import.meta.url)), 
 
 // Bun's built-in stream functions have no URL; these are the names its streams implementation uses.
 const BUN_STREAM_NAME =
-  /Readable|Writable|Transform|Stream|Pipe|pipe|Reader|Writer|Controller|enqueue|Enqueue|Chunk|Sink|[Tt]ee|[Pp]ull|readMany|[Dd]irect|Encoder|Decoder|Compression|Queue|Backpressure/;
+  /Read|Writ|Transform|Stream|Pipe|pipe|Controller|enqueue|Enqueue|Chunk|Sink|[Tt]ee|[Pp]ull|readMany|[Dd]irect|Encoder|Decoder|Compression|Queue|Backpressure|^(read|write|close|cancel|abort|releaseLock|getReader|getWriter)$/;
+
+// The in-process profiler's own calls (its session's `post`, which also serialises the profile at the end).
+const PROFILER_URL = /^(node:inspector|ext:deno_node\/inspector\.js)$/;
 
 function categoryOf(url: string, name: string): (typeof CATEGORIES)[number] | "idle" {
+  if (PROFILER_URL.test(url)) return "idle";
   if (url === "") {
     if (name === "(idle)") return "idle";
     if (name === "(garbage collector)") return "gc";

@@ -33,7 +33,14 @@ const NODE: readonly RuntimeKey[] = ["node26", "node22"];
 const DENO_BUN: readonly RuntimeKey[] = ["deno", "bun"];
 
 /** Sizes the rows share (scenarios and load client must agree). */
-export const SIZES = {
+export const SIZES: {
+  readonly htmlStrings: number;
+  readonly sseEvents: number;
+  readonly aiDeltas: number;
+  readonly reactRows: number;
+  readonly serverChunks: number;
+  readonly echoBytes: number;
+} = {
   /** pipeline rows: HTML strings from the source */
   htmlStrings: 4000,
   /** pipeline rows: SSE events in the native body */
@@ -45,7 +52,7 @@ export const SIZES = {
   /** server rows: chunks per response (1 KiB each) and the echo's request body */
   serverChunks: 64,
   echoBytes: 64 * 1024,
-} as const;
+};
 
 /** Every row, in output order. */
 export const ROWS: readonly Row[] = [

@@ -10,7 +10,7 @@ import { jsonSchema, streamText, tool } from "ai";
 import { MockLanguageModelV4, simulateReadableStream } from "ai/test";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { aiDeltas, checkBytes, checksum, openAiChunks } from "../data.ts";
-import { drain, type InprocRow, nativeBody, type Natives } from "./env.ts";
+import { drain, type InprocRow, nativeBody, type Natives, textDecoder } from "./env.ts";
 
 type Part = Record<string, unknown>;
 
@@ -67,7 +67,7 @@ export function run(parts: readonly Part[]): ReturnType<typeof streamText> {
 /** The proxy row's chain over a native body of OpenAI chunks. */
 export function sseProxy(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   return body
-    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(textDecoder())
     .pipeThrough(new EventSourceParserStream())
     .pipeThrough(
       new TransformStream<{ data: string }, string>({

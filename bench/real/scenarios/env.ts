@@ -36,3 +36,13 @@ export function nativeBody(natives: Natives, chunks: readonly Uint8Array[]): Rea
 export async function drain(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   return new Uint8Array(await new Response(body).arrayBuffer());
 }
+
+/** The global TextDecoderStream, typed for a pipe of Uint8Array chunks. */
+export function textDecoder(): TransformStream<Uint8Array, string> {
+  return new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>;
+}
+
+/** The global CompressionStream("gzip"), typed for a pipe of Uint8Array chunks. */
+export function gzip(): TransformStream<Uint8Array, Uint8Array> {
+  return new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>;
+}

@@ -18,7 +18,7 @@ import {
   sseExpected,
   sseLine,
 } from "../data.ts";
-import { drain, type InprocRow, nativeBody, type Natives } from "./env.ts";
+import { drain, gzip, type InprocRow, nativeBody, type Natives, textDecoder } from "./env.ts";
 
 /** A pull source of `strings`, one per pull, from the global ReadableStream. */
 export function stringSource(strings: readonly string[]): ReadableStream<string> {
@@ -89,7 +89,7 @@ export function build(id: string, natives: Natives): InprocRow {
       const strings = htmlStrings(SIZES.htmlStrings);
       const want = htmlExpected(strings);
       const trailer = { crc: crc32(want), size: want.byteLength };
-      const gzipped = () => drain(htmlPipeline(strings).pipeThrough(new CompressionStream("gzip")));
+      const gzipped = () => drain(htmlPipeline(strings).pipeThrough(gzip()));
       return {
         async run() {
           checkGzipTrailer(await gzipped(), trailer);
@@ -108,7 +108,7 @@ export function build(id: string, natives: Natives): InprocRow {
       const once = () =>
         drain(
           nativeBody(natives, chunks)
-            .pipeThrough(new TextDecoderStream())
+            .pipeThrough(textDecoder())
             .pipeThrough(sseParser())
             .pipeThrough(new TextEncoderStream()),
         );

@@ -9,7 +9,7 @@ import { renderToReadableStream, renderToString } from "react-dom/server";
 import { gunzipSync } from "node:zlib";
 import { SIZES } from "../catalog.ts";
 import { checkBytes, checkGzipTrailer, crc32 } from "../data.ts";
-import { drain, type InprocRow } from "./env.ts";
+import { drain, gzip, type InprocRow } from "./env.ts";
 
 function Row({ i }: { i: number }): ReactNode {
   return h(
@@ -36,8 +36,7 @@ export function build(id: string): InprocRow {
   if (id !== "react-gzip") throw new Error(`react.ts has no row ${id}`);
   const want = new TextEncoder().encode(renderToString(page(SIZES.reactRows)));
   const trailer = { crc: crc32(want), size: want.byteLength };
-  const once = async () =>
-    drain((await renderToReadableStream(page(SIZES.reactRows))).pipeThrough(new CompressionStream("gzip")));
+  const once = async () => drain((await renderToReadableStream(page(SIZES.reactRows))).pipeThrough(gzip()));
   return {
     async run() {
       checkGzipTrailer(await once(), trailer);

@@ -137,7 +137,7 @@ export async function start(id: string): Promise<Served> {
       const { Readable } = await import("node:stream");
       return await nodeServer((res) => {
         res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-        Readable.fromWeb(pageStream() as import("node:stream/web").ReadableStream<Uint8Array>).pipe(res);
+        Readable.fromWeb(pageStream() as unknown as import("node:stream/web").ReadableStream<Uint8Array>).pipe(res);
       });
     }
     case "end-next": {

@@ -191,6 +191,7 @@ export interface Shares {
 export type WorkerMessage =
   | { type: "ready"; runtime: string; patched: boolean; note?: string }
   | { type: "listening"; port: number }
-  | { type: "samples"; samples: number[] }
+  | { type: "samples"; samples: number[]; cpuPerCallNs: number }
+  | { type: "cpu"; cpuUs: number }
   | { type: "profile"; shares: Shares }
   | { type: "error"; message: string };

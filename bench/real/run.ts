@@ -109,6 +109,8 @@ function command(runtime: RuntimeKey): string[] {
 interface SideRun {
   runtime?: string;
   samples: number[];
+  /** the worker's CPU time per iteration or per request (ns) */
+  cpu?: number;
   shares?: Shares;
   error?: string;
 }
@@ -185,7 +187,9 @@ async function runSide(
   try {
     result.runtime = (await worker.next("ready", limit)).runtime;
     if (row.kind === "inproc") {
-      result.samples = (await worker.next("samples", limit)).samples;
+      const message = await worker.next("samples", limit);
+      result.samples = message.samples;
+      result.cpu = message.cpuPerCallNs;
     } else {
       const { port } = await worker.next("listening", limit);
       const request = row.request!;
@@ -199,12 +203,11 @@ async function runSide(
         warmMs: options.timeMs / 2,
         measureMs: options.timeMs,
         windowMs: Math.max(50, options.timeMs / 10),
-        onMeasure: () => {
-          if (profile) worker.child.stdin!.write("profile\n");
-        },
+        onMeasure: () => worker.child.stdin!.write("measure\n"),
       });
       result.samples = load.windows;
       worker.child.stdin!.write("stop\n");
+      result.cpu = ((await worker.next("cpu", limit)).cpuUs * 1000) / Math.max(1, load.requests);
     }
     if (profile) result.shares = (await worker.next("profile", limit)).shares;
     await Promise.race([worker.exited, new Promise((r) => setTimeout(r, 5000))]);
@@ -244,6 +247,11 @@ interface RowResult {
   ratio?: number;
   /** the ratio of each round's pair, in order */
   pairs: number[];
+  /** CPU time per iteration or request (ns), one value per process */
+  cpuOff: number[];
+  cpuOn: number[];
+  /** median CPU off ÷ median CPU on: above 1, the patch costs less CPU */
+  cpuRatio?: number;
   sharesOff?: Shares;
   sharesOn?: Shares;
   errors: string[];
@@ -268,6 +276,11 @@ function ratioOf(kind: Row["kind"], off: number[], on: number[]): number | undef
   return kind === "server" ? mOn / mOff : mOff / mOn;
 }
 
+function cpuFmt(ns: number | undefined): string {
+  if (ns === undefined) return "—";
+  return ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e3).toFixed(0)} µs`;
+}
+
 function pct(x: number | undefined): string {
   return x === undefined ? "—" : `${(x * 100).toFixed(0)}%`;
 }
@@ -284,7 +297,16 @@ function table(rows: string[][]): string {
 }
 
 async function runRow(runtime: RuntimeKey, row: Row, options: Options, version: { name?: string }): Promise<RowResult> {
-  const result: RowResult = { row: row.id, kind: row.kind, off: [], on: [], pairs: [], errors: [] };
+  const result: RowResult = {
+    row: row.id,
+    kind: row.kind,
+    off: [],
+    on: [],
+    pairs: [],
+    cpuOff: [],
+    cpuOn: [],
+    errors: [],
+  };
   console.log(`\n[${row.id}] ${row.title}`);
   for (let round = 0; round < options.rounds; round++) {
     const order = round % 2 === 0 ? [false, true] : [true, false];
@@ -299,7 +321,9 @@ async function runRow(runtime: RuntimeKey, row: Row, options: Options, version: 
         continue;
       }
       result[name].push(...side.samples);
+      if (side.cpu !== undefined) result[patch ? "cpuOn" : "cpuOff"].push(side.cpu);
       medians[name] = quantile(side.samples, 0.5);
+      if (side.cpu !== undefined) medians[`cpu-${name}`] = side.cpu;
     }
     if (medians["off"] !== undefined && medians["on"] !== undefined) {
       const pair = row.kind === "server" ? medians["on"] / medians["off"] : medians["off"] / medians["on"];
@@ -307,12 +331,17 @@ async function runRow(runtime: RuntimeKey, row: Row, options: Options, version: 
       console.log(
         `    round ${round + 1} (${order.map((p) => (p ? "on" : "off")).join(", ")}): off ${
           fmt(row.kind, medians["off"])
-        }, on ${fmt(row.kind, medians["on"])}, on ÷ off ${pair.toFixed(2)}x`,
+        }, on ${fmt(row.kind, medians["on"])}, on ÷ off ${pair.toFixed(2)}x; CPU per ${
+          row.kind === "server" ? "request" : "iteration"
+        } off ${cpuFmt(medians["cpu-off"])}, on ${cpuFmt(medians["cpu-on"])}`,
       );
     }
   }
   const ratio = ratioOf(row.kind, result.off, result.on);
   if (ratio !== undefined) result.ratio = ratio;
+  if (result.cpuOff.length && result.cpuOn.length) {
+    result.cpuRatio = quantile(result.cpuOff, 0.5) / quantile(result.cpuOn, 0.5);
+  }
   if (options.profile) {
     for (const patch of [false, true]) {
       const side = await runSide(runtime, row, patch, true, options);
@@ -328,6 +357,13 @@ async function runRow(runtime: RuntimeKey, row: Row, options: Options, version: 
   }
   console.log(table(lines).split("\n").map((l) => `    ${l}`).join("\n"));
   console.log(`    on ÷ off: ${ratio === undefined ? "—" : `${ratio.toFixed(2)}x`} (ratio of pooled medians)`);
+  if (result.cpuRatio !== undefined) {
+    console.log(
+      `    CPU off ÷ on: ${result.cpuRatio.toFixed(2)}x (median CPU time per ${
+        row.kind === "server" ? "request" : "iteration"
+      }: off ${cpuFmt(quantile(result.cpuOff, 0.5))}, on ${cpuFmt(quantile(result.cpuOn, 0.5))})`,
+    );
+  }
   for (const [name, s] of [["off", result.sharesOff], ["on", result.sharesOn]] as const) {
     if (!s) continue;
     const parts = CATEGORIES.map((c) => `${c} ${pct(s.self[c])}`).join(", ");
@@ -338,7 +374,7 @@ async function runRow(runtime: RuntimeKey, row: Row, options: Options, version: 
 
 function printSummary(runtime: string, results: RowResult[], profile: boolean): void {
   console.log(`\nSummary — ${runtime}: patch on ÷ off (> 1 = faster with the patch)`);
-  const head = ["row", "off", "on", "on ÷ off", "rounds"];
+  const head = ["row", "off", "on", "on ÷ off", "rounds", "CPU off", "CPU on", "CPU ÷"];
   if (profile) head.push("streams off", "streams on", "ours on", "stack off", "stack on");
   const rows = [head];
   for (const r of results) {
@@ -348,6 +384,9 @@ function printSummary(runtime: string, results: RowResult[], profile: boolean): 
       r.on.length ? fmt(r.kind, quantile(r.on, 0.5)) : "FAILED",
       r.ratio === undefined ? "—" : `${r.ratio.toFixed(2)}x`,
       r.pairs.map((p) => p.toFixed(2)).join(" "),
+      cpuFmt(r.cpuOff.length ? quantile(r.cpuOff, 0.5) : undefined),
+      cpuFmt(r.cpuOn.length ? quantile(r.cpuOn, 0.5) : undefined),
+      r.cpuRatio === undefined ? "—" : `${r.cpuRatio.toFixed(2)}x`,
     ];
     if (profile) {
       line.push(
@@ -361,6 +400,10 @@ function printSummary(runtime: string, results: RowResult[], profile: boolean): 
     rows.push(line);
   }
   console.log(table(rows).split("\n").map((l) => `    ${l}`).join("\n"));
+  console.log(
+    "    CPU = the worker process's CPU time per iteration / request (all its threads), median of its processes;\n" +
+      "    CPU ÷ = CPU off ÷ CPU on (> 1 = the patch costs less CPU)",
+  );
   if (profile) {
     console.log(
       "    streams = self time in fusestreams + the runtime's web streams; ours = fusestreams alone; stack = samples\n" +

@@ -8,8 +8,9 @@
  *
  * In-process rows: two full verifications, a warm-up of a quarter of the sampling time, mitata's `measure()` for
  * the sampling time (one call per sample), a last verification; the samples (ns) go to stdout. Server rows: the
- * server listens on 127.0.0.1 and the worker reports its port, then waits for `stop` on stdin (the orchestrator
- * drives the load). With `profile` set, `node:inspector` profiles the measured part and the worker reports its
+ * server listens on 127.0.0.1 and the worker reports its port, then waits for `measure` and `stop` on stdin (the
+ * orchestrator drives the load) and reports the process's CPU time between them. In-process rows report the CPU
+ * time per call of the sampling as well. With `profile` set, `node:inspector` profiles the measured part and the worker reports its
  * CPU shares (bench/real/profile.ts); FUSESTREAMS_REAL_PROFILE_DIR also keeps the raw `.cpuprofile`.
  * @module
  */
@@ -130,16 +131,20 @@ async function runInproc(): Promise<void> {
   const warmUntil = performance.now() + config!.timeMs / 4;
   while (performance.now() < warmUntil) await bench.run();
   const profiler = await startProfiler();
-  const stats = await measure(() => bench.run(), {
+  // the process's CPU time per call too: on a busy machine it moves far less than the wall-clock samples
+  let calls = 0;
+  const cpu0 = process.cpuUsage();
+  const stats = await measure(() => (calls++, bench.run()), {
     min_cpu_time: config!.timeMs * 1e6,
     min_samples: 5,
     // one call per sample, no forced collection inside the sampling (as bench/worker.ts)
     batch_threshold: 0,
     gc: false,
   });
+  const cpu = process.cpuUsage(cpu0);
   await profiler?.stop();
   await bench.verify();
-  send({ type: "samples", samples: stats.samples });
+  send({ type: "samples", samples: stats.samples, cpuPerCallNs: ((cpu.user + cpu.system) * 1000) / calls });
 }
 
 async function runServer(): Promise<void> {
@@ -147,10 +152,16 @@ async function runServer(): Promise<void> {
   const served = await start(row!.id);
   send({ type: "listening", port: served.port });
   let profiler: Profiler | undefined;
+  let cpu0 = process.cpuUsage();
   for await (const line of createInterface({ input: process.stdin })) {
-    if (line === "profile") profiler = await startProfiler();
+    if (line === "measure") {
+      cpu0 = process.cpuUsage();
+      profiler = await startProfiler();
+    }
     if (line === "stop") break;
   }
+  const cpu = process.cpuUsage(cpu0);
+  send({ type: "cpu", cpuUs: cpu.user + cpu.system });
   await profiler?.stop();
   // a server that does not close in time is ended with the process
   await Promise.race([served.close(), new Promise((r) => setTimeout(r, 1000))]);

@@ -54,7 +54,9 @@ if (!row) fail(new Error(`no row ${config.row}`));
 // A step that never settles ends the worker with a message instead of a silent exit.
 const HARD_LIMIT_MS = 120_000;
 setTimeout(() => fail(new Error(`the worker ran longer than ${HARD_LIMIT_MS} ms`)), HARD_LIMIT_MS).unref?.();
-process.on("unhandledRejection", (reason) => console.error(`unhandled rejection: ${describe(reason)}`));
+// an error a framework throws from a job or a callback fails the row at once (it would leave the row pending)
+process.on("unhandledRejection", (reason) => fail(reason));
+process.on("uncaughtException", (error) => fail(error));
 
 const collect = g.Bun ? () => g.Bun!.gc(true) : typeof g.gc === "function" ? g.gc : undefined;
 

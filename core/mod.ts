@@ -46,6 +46,13 @@ export {
   CountQueuingStrategy,
   type CountQueuingStrategyConstructor,
 } from "./api/strategies.ts";
+export {
+  type CompressionFormat,
+  CompressionStream,
+  type CompressionStreamConstructor,
+  DecompressionStream,
+  type DecompressionStreamConstructor,
+} from "./api/compression.ts";
 export type * from "./types.ts";
 export { inspectPipeChain, type PipeChainReport, type PipeLinkMode, type PipeLinkReport } from "./fusion/inspect.ts";
 export {

@@ -1,0 +1,99 @@
+/**
+ * The TransformStream behind a CompressionStream or DecompressionStream (the GenericTransformStream's
+ * [[transform]], Compression §4, §5): one of our TransformStreams, so a pipe chain through it fuses like
+ * any other, whose transformer checks each chunk, hands its bytes to the stream's codec and enqueues what
+ * comes out.
+ *
+ * Its queuing strategies are those of "set up a TransformStream" (writable high-water mark 1, readable 0):
+ * a write waits while an output chunk is queued unread, so a consumer that stops reading stops the producer.
+ * The codec is released when the stream ends, errors, is cancelled or aborted.
+ * @module
+ */
+import { PromisePrototypeThen } from "../shared/primordials.ts";
+import { TransformStream } from "../transform/transform-stream.ts";
+import type { Transformer } from "../types.ts";
+import { bufferSourceBytes } from "./buffer-source.ts";
+import { type CodecSink, type CompressionCodec, createCodec } from "./codec.ts";
+import type { CodecMode, CompressionFormat } from "./formats.ts";
+
+type Controller = TransformStreamDefaultController<Uint8Array>;
+
+/** One stream's codec and the controller its output goes to; the codec's sink. */
+class CodecState implements CodecSink {
+  readonly codec: CompressionCodec;
+  readonly interfaceName: string;
+  controller: Controller | undefined = undefined;
+  onRejected: ((reason: unknown) => never) | undefined = undefined;
+
+  constructor(format: CompressionFormat, mode: CodecMode) {
+    this.interfaceName = mode === "compress" ? "CompressionStream" : "DecompressionStream";
+    this.codec = createCodec(format, mode, this);
+  }
+
+  enqueue(chunk: Uint8Array): void {
+    this.controller!.enqueue(chunk);
+  }
+
+  error(reason: unknown): void {
+    this.controller?.error(reason);
+  }
+}
+
+/** The codec's promise, if any; a rejection releases the codec before it errors the stream. */
+function settled(state: CodecState, result: Promise<void> | undefined): Promise<void> | undefined {
+  if (result === undefined) return undefined;
+  return PromisePrototypeThen(
+    result,
+    undefined,
+    state.onRejected ??= (reason: unknown): never => {
+      state.codec.release();
+      throw reason;
+    },
+  );
+}
+
+/** "compress and enqueue a chunk" / "decompress and enqueue a chunk". */
+function transformChunk(state: CodecState, chunk: unknown, controller: Controller): Promise<void> | undefined {
+  state.controller = controller;
+  try {
+    const bytes = bufferSourceBytes(chunk, state.interfaceName);
+    return bytes.byteLength === 0 ? undefined : settled(state, state.codec.push(bytes));
+  } catch (e) {
+    state.codec.release();
+    throw e;
+  }
+}
+
+/** "compress flush and enqueue" / "decompress flush and enqueue". */
+function flushCodec(state: CodecState, controller: Controller): Promise<void> | undefined {
+  state.controller = controller;
+  let result: Promise<void> | undefined;
+  try {
+    result = settled(state, state.codec.finish());
+  } catch (e) {
+    state.codec.release();
+    throw e;
+  }
+  if (result === undefined) {
+    state.codec.release();
+    return undefined;
+  }
+  return PromisePrototypeThen(result, () => state.codec.release());
+}
+
+/** A new TransformStream that compresses (`mode` "compress") or decompresses `format`. */
+export function createCodecTransform(
+  format: CompressionFormat,
+  mode: CodecMode,
+): TransformStream<BufferSource, Uint8Array> {
+  const state = new CodecState(format, mode);
+  // No prototype: the TransformStream reads the transformer's members by name, and nothing a script added
+  // to Object.prototype may be taken for one.
+  const transformer = {
+    __proto__: null,
+    transform: (chunk: unknown, controller: Controller) => transformChunk(state, chunk, controller),
+    flush: (controller: Controller) => flushCodec(state, controller),
+    cancel: () => state.codec.release(),
+  };
+  return new TransformStream<BufferSource, Uint8Array>(transformer as Transformer<BufferSource, Uint8Array>);
+}

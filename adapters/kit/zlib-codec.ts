@@ -1,0 +1,480 @@
+/**
+ * The codec behind CompressionStream and DecompressionStream on Node.js, Deno and Bun (ZLIB-SYNC): each
+ * chunk goes through `node:zlib`'s native handle synchronously (`handle.writeSync`, the call zlib's own
+ * `*Sync` functions make), in the transform call that received it, and its output is enqueued before that
+ * call returns, as the standard's "compress and enqueue a chunk" does. No thread pool round trip, no
+ * node:stream machinery, no promise per chunk: the fastest path measured on all three runtimes
+ * (bench/README.md, codec rows).
+ *
+ * The file imports no runtime module: each adapter passes a loader of its `node:zlib`, called when the first
+ * stream is made (loading zlib costs a few milliseconds a program that never compresses should not pay).
+ *
+ * Decompression ends where the standard says: gzip is parsed here around a raw inflate (header, CRC32 and
+ * ISIZE checked), so a second member, trailing zeros or garbage after the first are the TypeError on every
+ * runtime (zlib's own gunzip reads on into further members); for deflate, deflate-raw, brotli and zstd the
+ * handle stops at the end of the stream and input left over is the TypeError.
+ * @module
+ */
+import type { CodecSink, CompressionCodec, CompressionCodecFactory } from "../../core/compression/codec.ts";
+import type { CodecMode, CompressionFormat } from "../../core/compression/formats.ts";
+
+/** zlib's native handle (the `_handle` of a zlib stream object), as Node.js, Deno and Bun implement it. */
+interface ZlibHandle {
+  writeSync(
+    flush: number,
+    input: Uint8Array,
+    inOffset: number,
+    inLength: number,
+    output: Uint8Array,
+    outOffset: number,
+    outLength: number,
+  ): void;
+  onerror: ((message: string, errno: number, code?: string) => void) | null;
+}
+
+/** A zlib stream object of `node:zlib`: only its handle and its write state are used, and `close()`. */
+interface ZlibObject {
+  readonly _handle: ZlibHandle | null;
+  readonly _writeState: Uint32Array;
+  close(): void;
+}
+
+type CreateZlib = (options?: Record<string, unknown>) => ZlibObject;
+
+/** The parts of `node:zlib` the codec uses. */
+export interface ZlibModule {
+  readonly createGzip: CreateZlib;
+  readonly createDeflate: CreateZlib;
+  readonly createDeflateRaw: CreateZlib;
+  readonly createInflate: CreateZlib;
+  readonly createInflateRaw: CreateZlib;
+  readonly createBrotliCompress?: CreateZlib;
+  readonly createBrotliDecompress?: CreateZlib;
+  readonly createZstdCompress?: CreateZlib;
+  readonly createZstdDecompress?: CreateZlib;
+  readonly crc32?: (data: Uint8Array, value?: number) => number;
+}
+
+/** How an adapter configures the codec. */
+export interface ZlibCodecOptions {
+  /**
+   * End every compressed chunk's output with a flush (zlib `Z_SYNC_FLUSH`, brotli's `FLUSH` operation), so
+   * what was written so far can be decompressed at once: what Deno's own CompressionStream does. Off, the
+   * compressor keeps its input until its buffers fill, as Node.js' and Bun's do (same bytes as theirs).
+   */
+  readonly flushEachChunk?: boolean;
+}
+
+// Flush values of zlib (Z_*), brotli (BROTLI_OPERATION_*) and zstd (ZSTD_e_*).
+const Z_NO_FLUSH = 0;
+const Z_SYNC_FLUSH = 2;
+const Z_FINISH = 4;
+const BROTLI_PROCESS = 0;
+const BROTLI_FLUSH = 1;
+const BROTLI_FINISH = 2;
+const ZSTD_CONTINUE = 0;
+const ZSTD_FLUSH = 1;
+const ZSTD_END = 2;
+
+/** The scratch output buffer: the largest output chunk. */
+const OUT_BYTES = 64 * 1024;
+const EMPTY = new Uint8Array(0);
+
+/** One format's zlib object and flush values. */
+interface Engine {
+  readonly create: CreateZlib;
+  readonly process: number;
+  readonly flush: number;
+  readonly finish: number;
+}
+
+function engineFor(zlib: ZlibModule, format: CompressionFormat, mode: CodecMode): Engine | undefined {
+  const compress = mode === "compress";
+  switch (format) {
+    case "gzip":
+      // Decompression: a raw inflate inside the gzip member parsed by GzipCodec.
+      return zlibEngine(compress ? zlib.createGzip : zlib.crc32 === undefined ? undefined : zlib.createInflateRaw);
+    case "deflate":
+      return zlibEngine(compress ? zlib.createDeflate : zlib.createInflate);
+    case "deflate-raw":
+      return zlibEngine(compress ? zlib.createDeflateRaw : zlib.createInflateRaw);
+    case "brotli": {
+      const create = compress ? zlib.createBrotliCompress : zlib.createBrotliDecompress;
+      return create && { create, process: BROTLI_PROCESS, flush: BROTLI_FLUSH, finish: BROTLI_FINISH };
+    }
+    case "zstd": {
+      const create = compress ? zlib.createZstdCompress : zlib.createZstdDecompress;
+      return create && { create, process: ZSTD_CONTINUE, flush: ZSTD_FLUSH, finish: ZSTD_END };
+    }
+  }
+}
+
+function zlibEngine(create: CreateZlib | undefined): Engine | undefined {
+  return create && { create, process: Z_NO_FLUSH, flush: Z_SYNC_FLUSH, finish: Z_FINISH };
+}
+
+/** The TypeError of a zlib failure. */
+function zlibError(message: string, code: string | undefined): TypeError {
+  return new TypeError(`${message}${code === undefined ? "" : ` (${code})`}`);
+}
+
+function trailingData(): TypeError {
+  return new TypeError("Trailing data after the end of the compressed stream");
+}
+
+function truncated(): TypeError {
+  return new TypeError("The compressed stream ended early (unexpected end of input)");
+}
+
+/**
+ * One stream's zlib handle, run synchronously. `run()` feeds it input with a flush value and hands every
+ * output byte to `output` before it returns.
+ */
+class ZlibRunner {
+  readonly #object: ZlibObject;
+  readonly #handle: ZlibHandle;
+  readonly #state: Uint32Array;
+  #out: Uint8Array = EMPTY;
+  #error: TypeError | undefined = undefined;
+  #closed = false;
+  /** Decompression: the handle stopped at the end of the stream (input was left over). */
+  ended = false;
+  /** How many bytes of the last input the handle left unread (after the end of the stream). */
+  leftOver = 0;
+
+  constructor(create: CreateZlib) {
+    const object = create();
+    const handle = object._handle;
+    if (handle === null || typeof handle.writeSync !== "function") {
+      throw new TypeError("node:zlib has no synchronous handle here");
+    }
+    this.#object = object;
+    this.#handle = handle;
+    this.#state = object._writeState;
+    // zlib reports a failure by calling this during writeSync (replacing the stream's handler, which would
+    // emit an 'error' event later).
+    handle.onerror = (message, _errno, code) => {
+      this.#error ??= zlibError(message, code);
+    };
+  }
+
+  /** Feeds `input` with `flush`; each output chunk goes to `output`. Throws the TypeError of a zlib failure. */
+  run(input: Uint8Array, flush: number, output: (chunk: Uint8Array) => void): void {
+    const handle = this.#handle;
+    const state = this.#state;
+    let out = this.#out;
+    if (out.byteLength === 0) out = this.#out = new Uint8Array(OUT_BYTES);
+    let inOffset = 0;
+    let inLength = input.byteLength;
+    for (;;) {
+      handle.writeSync(flush, input, inOffset, inLength, out, 0, OUT_BYTES);
+      if (this.#error !== undefined) throw this.#error;
+      const outLeft = state[0]!;
+      const inLeft = state[1]!;
+      const produced = OUT_BYTES - outLeft;
+      inOffset += inLength - inLeft;
+      inLength = inLeft;
+      if (outLeft === 0) {
+        // The whole scratch buffer is one chunk: hand it on and take a new one.
+        output(out);
+        out = this.#out = new Uint8Array(OUT_BYTES);
+        continue;
+      }
+      if (produced !== 0) output(out.slice(0, produced));
+      // Output room was left: zlib took all the input it will take. Some left means the stream ended.
+      this.leftOver = inLength;
+      if (inLength !== 0) this.ended = true;
+      return;
+    }
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#out = EMPTY;
+    this.#object.close();
+  }
+}
+
+/** Compression with any format, and decompression of deflate, deflate-raw, brotli and zstd. */
+class ZlibCodec implements CompressionCodec {
+  readonly #runner: ZlibRunner;
+  readonly #engine: Engine;
+  readonly #pushFlush: number;
+  readonly #decompress: boolean;
+  readonly #enqueue: (chunk: Uint8Array) => void;
+
+  constructor(engine: Engine, mode: CodecMode, sink: CodecSink, flushEachChunk: boolean) {
+    this.#runner = new ZlibRunner(engine.create);
+    this.#engine = engine;
+    this.#decompress = mode === "decompress";
+    this.#pushFlush = flushEachChunk && !this.#decompress ? engine.flush : engine.process;
+    this.#enqueue = (chunk) => sink.enqueue(chunk);
+  }
+
+  push(bytes: Uint8Array): undefined {
+    const runner = this.#runner;
+    if (runner.ended) throw trailingData();
+    runner.run(bytes, this.#pushFlush, this.#enqueue);
+    if (runner.ended && this.#decompress) throw trailingData();
+    return undefined;
+  }
+
+  finish(): undefined {
+    // zlib reports a stream that ended early as an error of the finishing call.
+    this.#runner.run(EMPTY, this.#engine.finish, this.#enqueue);
+    return undefined;
+  }
+
+  release(): void {
+    this.#runner.close();
+  }
+}
+
+// The gzip member (RFC 1952 §2.3): FLG bits and the parser's states.
+const FHCRC = 2;
+const FEXTRA = 4;
+const FNAME = 8;
+const FCOMMENT = 16;
+const FRESERVED = 0xe0;
+const HEADER = 0;
+const EXTRA_LENGTH = 1;
+const EXTRA = 2;
+const NAME = 3;
+const COMMENT = 4;
+const HEADER_CRC = 5;
+const BODY = 6;
+const TRAILER = 7;
+const DONE = 8;
+
+/**
+ * gzip decompression: the member's header and trailer parsed here, the deflate data between them inflated
+ * raw. One member only (Compression §2: "A gzip stream may only contain one member"); anything after it is
+ * the TypeError.
+ */
+class GzipCodec implements CompressionCodec {
+  readonly #runner: ZlibRunner;
+  readonly #crc32: (data: Uint8Array, value?: number) => number;
+  readonly #enqueue: (chunk: Uint8Array) => void;
+  #state = HEADER;
+  /** Header and trailer bytes collected while a fixed-size field is incomplete. */
+  readonly #field = new Uint8Array(10);
+  #fieldLength = 0;
+  #flags = 0;
+  /** Bytes of the FEXTRA field still to skip. */
+  #extraLeft = 0;
+  /** CRC32 of the header bytes so far (for FHCRC). */
+  #headerCrc = 0;
+  /** CRC32 and length (mod 2^32) of the decompressed data. */
+  #crc = 0;
+  #size = 0;
+
+  constructor(runner: ZlibRunner, crc32: (data: Uint8Array, value?: number) => number, sink: CodecSink) {
+    this.#runner = runner;
+    this.#crc32 = crc32;
+    this.#enqueue = (chunk) => {
+      this.#crc = crc32(chunk, this.#crc);
+      this.#size = (this.#size + chunk.byteLength) >>> 0;
+      sink.enqueue(chunk);
+    };
+  }
+
+  push(bytes: Uint8Array): undefined {
+    let offset = 0;
+    const length = bytes.byteLength;
+    while (offset < length) {
+      const state = this.#state;
+      if (state === BODY) {
+        const runner = this.#runner;
+        const input = offset === 0 ? bytes : bytes.subarray(offset);
+        runner.run(input, Z_NO_FLUSH, this.#enqueue);
+        if (!runner.ended) return undefined;
+        offset = length - runner.leftOver;
+        this.#state = TRAILER;
+      } else if (state === DONE) {
+        throw trailingData();
+      } else {
+        offset = this.#frame(bytes, offset);
+      }
+    }
+    return undefined;
+  }
+
+  finish(): undefined {
+    if (this.#state === BODY) {
+      // The deflate data may have ended exactly at the end of the last chunk: a finishing call tells.
+      this.#runner.run(EMPTY, Z_FINISH, this.#enqueue);
+      this.#state = TRAILER;
+    }
+    if (this.#state !== DONE) throw truncated();
+    return undefined;
+  }
+
+  release(): void {
+    this.#runner.close();
+  }
+
+  /** Parses header or trailer bytes from `bytes[offset]` on; returns the offset after what it took. */
+  #frame(bytes: Uint8Array, offset: number): number {
+    const length = bytes.byteLength;
+    switch (this.#state) {
+      case HEADER: {
+        const end = this.#collect(bytes, offset, 10);
+        this.#headerCrc = this.#crc32(bytes.subarray(offset, end), this.#headerCrc);
+        if (this.#fieldLength === 10) {
+          const h = this.#field;
+          if (h[0] !== 0x1f || h[1] !== 0x8b || h[2] !== 8 || (h[3]! & FRESERVED) !== 0) {
+            throw new TypeError("Invalid gzip header");
+          }
+          this.#flags = h[3]!;
+          this.#fieldLength = 0;
+          this.#next();
+        }
+        return end;
+      }
+      case EXTRA_LENGTH: {
+        const end = this.#collect(bytes, offset, 2);
+        this.#headerCrc = this.#crc32(bytes.subarray(offset, end), this.#headerCrc);
+        if (this.#fieldLength === 2) {
+          this.#extraLeft = this.#field[0]! | (this.#field[1]! << 8);
+          this.#fieldLength = 0;
+          this.#state = EXTRA;
+          if (this.#extraLeft === 0) this.#next();
+        }
+        return end;
+      }
+      case EXTRA: {
+        const end = Math.min(length, offset + this.#extraLeft);
+        this.#headerCrc = this.#crc32(bytes.subarray(offset, end), this.#headerCrc);
+        this.#extraLeft -= end - offset;
+        if (this.#extraLeft === 0) this.#next();
+        return end;
+      }
+      case NAME:
+      case COMMENT: {
+        const zero = bytes.indexOf(0, offset);
+        const end = zero === -1 ? length : zero + 1;
+        this.#headerCrc = this.#crc32(bytes.subarray(offset, end), this.#headerCrc);
+        if (zero !== -1) this.#next();
+        return end;
+      }
+      case HEADER_CRC: {
+        const end = this.#collect(bytes, offset, 2);
+        if (this.#fieldLength === 2) {
+          if ((this.#field[0]! | (this.#field[1]! << 8)) !== (this.#headerCrc & 0xffff)) {
+            throw new TypeError("Invalid gzip header: its CRC does not match");
+          }
+          this.#fieldLength = 0;
+          this.#state = BODY;
+        }
+        return end;
+      }
+      default: { // TRAILER
+        const end = this.#collect(bytes, offset, 8);
+        if (this.#fieldLength === 8) {
+          const t = this.#field;
+          const crc = (t[0]! | (t[1]! << 8) | (t[2]! << 16) | (t[3]! << 24)) >>> 0;
+          const size = (t[4]! | (t[5]! << 8) | (t[6]! << 16) | (t[7]! << 24)) >>> 0;
+          if (crc !== this.#crc >>> 0) throw new TypeError("Invalid gzip data: the CRC32 does not match");
+          if (size !== this.#size) throw new TypeError("Invalid gzip data: the length (ISIZE) does not match");
+          this.#state = DONE;
+        }
+        return end;
+      }
+    }
+  }
+
+  /** Copies up to `size - collected` bytes into the field buffer; returns the offset after them. */
+  #collect(bytes: Uint8Array, offset: number, size: number): number {
+    const end = Math.min(bytes.byteLength, offset + size - this.#fieldLength);
+    this.#field.set(bytes.subarray(offset, end), this.#fieldLength);
+    this.#fieldLength += end - offset;
+    return end;
+  }
+
+  /** After a header field: the next one the flags announce, or the deflate data. */
+  #next(): void {
+    const flags = this.#flags;
+    const state = this.#state;
+    if (state === HEADER && (flags & FEXTRA) !== 0) this.#state = EXTRA_LENGTH;
+    else if (state < NAME && (flags & FNAME) !== 0) this.#state = NAME;
+    else if (state < COMMENT && (flags & FCOMMENT) !== 0) this.#state = COMMENT;
+    else if (state < HEADER_CRC && (flags & FHCRC) !== 0) this.#state = HEADER_CRC;
+    else this.#state = BODY;
+  }
+}
+
+/**
+ * A stream in each format whose decompressor is tried once for truncation (the last byte is left out):
+ * some handles report nothing at the end of an incomplete brotli or zstd stream (Deno's brotli, Bun's zstd,
+ * where the runtime's own DecompressionStream does report it), and those formats are left to the default
+ * codec there. zlib's own formats are reported everywhere.
+ */
+const TRUNCATION_PROBES: Partial<Record<CompressionFormat, readonly number[]>> = {
+  brotli: [0x0b, 0x05, 0x80, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x20, 0x77, 0x6f, 0x72, 0x6c, 0x64],
+  zstd: [
+    0x28,
+    0xb5,
+    0x2f,
+    0xfd,
+    0x20,
+    0x0b,
+    0x59,
+    0x00,
+    0x00,
+    0x68,
+    0x65,
+    0x6c,
+    0x6c,
+    0x6f,
+    0x20,
+    0x77,
+    0x6f,
+    0x72,
+    0x6c,
+  ],
+};
+
+/** Whether `engine` (a decompressor) reports the end of a truncated stream (true without a probe). */
+function reportsTruncation(engine: Engine, format: CompressionFormat): boolean {
+  const probe = TRUNCATION_PROBES[format];
+  if (probe === undefined) return true;
+  const runner = new ZlibRunner(engine.create);
+  try {
+    runner.run(new Uint8Array(probe), engine.process, ignoreOutput);
+    runner.run(EMPTY, engine.finish, ignoreOutput);
+    return false;
+  } catch {
+    return true;
+  } finally {
+    runner.close();
+  }
+}
+
+function ignoreOutput(): void {}
+
+/**
+ * The codec factory of an adapter whose runtime has `node:zlib` (Node.js, Deno, Bun): `loadZlib` is called
+ * once, when the first stream is made. A format `node:zlib` cannot do there, or cannot check the end of, is
+ * left to the default codec.
+ */
+export function zlibCodecFactory(loadZlib: () => ZlibModule, options: ZlibCodecOptions = {}): CompressionCodecFactory {
+  let zlib: ZlibModule | undefined;
+  const flushEachChunk = options.flushEachChunk === true;
+  const decompressors: Partial<Record<CompressionFormat, Engine | null>> = {};
+  return (format: CompressionFormat, mode: CodecMode, sink: CodecSink): CompressionCodec | undefined => {
+    zlib ??= loadZlib();
+    if (mode === "compress") {
+      const engine = engineFor(zlib, format, mode);
+      return engine === undefined ? undefined : new ZlibCodec(engine, mode, sink, flushEachChunk);
+    }
+    let engine = decompressors[format];
+    if (engine === undefined) {
+      const found = engineFor(zlib, format, mode);
+      engine = decompressors[format] = found !== undefined && reportsTruncation(found, format) ? found : null;
+    }
+    if (engine === null) return undefined;
+    if (format === "gzip") return new GzipCodec(new ZlibRunner(engine.create), zlib.crc32!, sink);
+    return new ZlibCodec(engine, mode, sink, false);
+  };
+}

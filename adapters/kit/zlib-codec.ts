@@ -39,7 +39,8 @@ interface ZlibObject {
   close(): void;
 }
 
-type CreateZlib = (options?: Record<string, unknown>) => ZlibObject;
+/** One of node:zlib's `create*()` functions (a stream object whose handle is used, see ZlibObject). */
+type CreateZlib = () => object;
 
 /** The parts of `node:zlib` the codec uses. */
 export interface ZlibModule {
@@ -60,9 +61,25 @@ export interface ZlibCodecOptions {
   /**
    * End every compressed chunk's output with a flush (zlib `Z_SYNC_FLUSH`, brotli's `FLUSH` operation), so
    * what was written so far can be decompressed at once: what Deno's own CompressionStream does. Off, the
-   * compressor keeps its input until its buffers fill, as Node.js' and Bun's do (same bytes as theirs).
+   * compressor keeps its input until its buffers fill, as Node.js' and Bun's do.
    */
   readonly flushEachChunk?: boolean;
+  /**
+   * ZLIB-COALESCE (default on, and off with `flushEachChunk`): gather written chunks into 16 KiB before each
+   * call into the compressor. Off, every chunk is its own call, as the runtime's own CompressionStream makes
+   * them (with a zlib whose output depends on how its input is cut, such as Bun's, the same bytes as it).
+   */
+  readonly coalesce?: boolean;
+  /**
+   * The formats compressed with node:zlib (default: every one it has); others are left to the default codec.
+   * Deno's own brotli compressor is a different one, many times faster than node:zlib's at its default quality.
+   */
+  readonly compressFormats?: readonly CompressionFormat[];
+  /**
+   * The OS byte of the gzip header the compressor writes (RFC 1952 §2.3.1; zlib writes the platform's, 3 on
+   * Unix): Deno's own compressor writes 255 ("unknown"), and so must ours for the same bytes.
+   */
+  readonly gzipOs?: number;
 }
 
 // Flush values of zlib (Z_*), brotli (BROTLI_OPERATION_*) and zstd (ZSTD_e_*).
@@ -143,7 +160,7 @@ class ZlibRunner {
   leftOver = 0;
 
   constructor(create: CreateZlib) {
-    const object = create();
+    const object = create() as ZlibObject;
     const handle = object._handle;
     if (handle === null || typeof handle.writeSync !== "function") {
       throw new TypeError("node:zlib has no synchronous handle here");
@@ -196,27 +213,23 @@ class ZlibRunner {
   }
 }
 
-/** Compression with any format, and decompression of deflate, deflate-raw, brotli and zstd. */
-class ZlibCodec implements CompressionCodec {
+/** Decompression of deflate, deflate-raw, brotli and zstd. */
+class ZlibDecompressor implements CompressionCodec {
   readonly #runner: ZlibRunner;
   readonly #engine: Engine;
-  readonly #pushFlush: number;
-  readonly #decompress: boolean;
   readonly #enqueue: (chunk: Uint8Array) => void;
 
-  constructor(engine: Engine, mode: CodecMode, sink: CodecSink, flushEachChunk: boolean) {
+  constructor(engine: Engine, sink: CodecSink) {
     this.#runner = new ZlibRunner(engine.create);
     this.#engine = engine;
-    this.#decompress = mode === "decompress";
-    this.#pushFlush = flushEachChunk && !this.#decompress ? engine.flush : engine.process;
     this.#enqueue = (chunk) => sink.enqueue(chunk);
   }
 
   push(bytes: Uint8Array): undefined {
     const runner = this.#runner;
     if (runner.ended) throw trailingData();
-    runner.run(bytes, this.#pushFlush, this.#enqueue);
-    if (runner.ended && this.#decompress) throw trailingData();
+    runner.run(bytes, this.#engine.process, this.#enqueue);
+    if (runner.ended) throw trailingData();
     return undefined;
   }
 
@@ -228,6 +241,88 @@ class ZlibCodec implements CompressionCodec {
 
   release(): void {
     this.#runner.close();
+  }
+}
+
+/** `sink`, with the gzip header's OS byte (the 10th byte of the output) set to `os` when given. */
+function gzipHeaderSink(sink: CodecSink, os: number | undefined): CodecSink {
+  if (os === undefined) return sink;
+  let offset = 0;
+  return {
+    enqueue(chunk: Uint8Array): void {
+      if (offset <= 9 && offset + chunk.byteLength > 9) chunk[9 - offset] = os;
+      offset += chunk.byteLength;
+      sink.enqueue(chunk);
+    },
+    error: (reason: unknown) => sink.error(reason),
+  };
+}
+
+/** The bytes ZLIB-COALESCE gathers before each call into zlib. */
+const STAGE_BYTES = 16 * 1024;
+
+/**
+ * Compression, in any format. ZLIB-COALESCE: without a flush per chunk, chunks are gathered into
+ * `STAGE_BYTES` before they go into zlib (a call per 16 KiB instead of one per chunk); the compressor would
+ * have kept them in its own buffers anyway, so no output comes later than a bounded amount of input would
+ * make it. With Node.js' zlib the bytes are the same as chunk by chunk (bench/README.md).
+ */
+class ZlibCompressor implements CompressionCodec {
+  readonly #runner: ZlibRunner;
+  readonly #engine: Engine;
+  /** The flush value of a call per chunk (no ZLIB-COALESCE), else undefined. */
+  readonly #eachChunk: number | undefined;
+  readonly #enqueue: (chunk: Uint8Array) => void;
+  #stage: Uint8Array = EMPTY;
+  #staged = 0;
+
+  constructor(engine: Engine, sink: CodecSink, options: ZlibCodecOptions) {
+    this.#runner = new ZlibRunner(engine.create);
+    this.#engine = engine;
+    this.#eachChunk = options.flushEachChunk === true
+      ? engine.flush
+      : options.coalesce === false
+      ? engine.process
+      : undefined;
+    this.#enqueue = (chunk) => sink.enqueue(chunk);
+  }
+
+  push(bytes: Uint8Array): undefined {
+    if (this.#eachChunk !== undefined) {
+      this.#runner.run(bytes, this.#eachChunk, this.#enqueue);
+      return undefined;
+    }
+    const length = bytes.byteLength;
+    if (this.#staged + length > STAGE_BYTES) {
+      this.#drain();
+      if (length >= STAGE_BYTES) {
+        this.#runner.run(bytes, this.#engine.process, this.#enqueue);
+        return undefined;
+      }
+    }
+    if (this.#stage.byteLength === 0) this.#stage = new Uint8Array(STAGE_BYTES);
+    this.#stage.set(bytes, this.#staged);
+    this.#staged += length;
+    return undefined;
+  }
+
+  finish(): undefined {
+    this.#drain();
+    this.#runner.run(EMPTY, this.#engine.finish, this.#enqueue);
+    return undefined;
+  }
+
+  release(): void {
+    this.#stage = EMPTY;
+    this.#staged = 0;
+    this.#runner.close();
+  }
+
+  #drain(): void {
+    if (this.#staged === 0) return;
+    const staged = this.#stage.subarray(0, this.#staged);
+    this.#staged = 0;
+    this.#runner.run(staged, this.#engine.process, this.#enqueue);
   }
 }
 
@@ -458,15 +553,20 @@ function ignoreOutput(): void {}
  * once, when the first stream is made. A format `node:zlib` cannot do there, or cannot check the end of, is
  * left to the default codec.
  */
-export function zlibCodecFactory(loadZlib: () => ZlibModule, options: ZlibCodecOptions = {}): CompressionCodecFactory {
-  let zlib: ZlibModule | undefined;
-  const flushEachChunk = options.flushEachChunk === true;
+export function zlibCodecFactory(
+  loadZlib: () => ZlibModule | undefined,
+  options: ZlibCodecOptions = {},
+): CompressionCodecFactory {
+  let zlib: ZlibModule | null | undefined;
   const decompressors: Partial<Record<CompressionFormat, Engine | null>> = {};
   return (format: CompressionFormat, mode: CodecMode, sink: CodecSink): CompressionCodec | undefined => {
-    zlib ??= loadZlib();
+    if (zlib === undefined) zlib = usableZlib(loadZlib);
+    if (zlib === null) return undefined;
     if (mode === "compress") {
+      if (options.compressFormats !== undefined && options.compressFormats.indexOf(format) === -1) return undefined;
       const engine = engineFor(zlib, format, mode);
-      return engine === undefined ? undefined : new ZlibCodec(engine, mode, sink, flushEachChunk);
+      if (engine === undefined) return undefined;
+      return new ZlibCompressor(engine, format === "gzip" ? gzipHeaderSink(sink, options.gzipOs) : sink, options);
     }
     let engine = decompressors[format];
     if (engine === undefined) {
@@ -475,6 +575,18 @@ export function zlibCodecFactory(loadZlib: () => ZlibModule, options: ZlibCodecO
     }
     if (engine === null) return undefined;
     if (format === "gzip") return new GzipCodec(new ZlibRunner(engine.create), zlib.crc32!, sink);
-    return new ZlibCodec(engine, mode, sink, false);
+    return new ZlibDecompressor(engine, sink);
   };
+}
+
+/** The module `loadZlib` gives when its handles can be run synchronously here, else null (tried once). */
+function usableZlib(loadZlib: () => ZlibModule | undefined): ZlibModule | null {
+  try {
+    const zlib = loadZlib();
+    if (zlib === undefined) return null;
+    new ZlibRunner(zlib.createDeflateRaw).close();
+    return zlib;
+  } catch {
+    return null;
+  }
 }

@@ -23,6 +23,8 @@ class CodecState implements CodecSink {
   readonly codec: CompressionCodec;
   readonly interfaceName: string;
   controller: Controller | undefined = undefined;
+  /** An error the codec reported before the stream's first transform or flush call. */
+  failure: { reason: unknown } | undefined = undefined;
   onRejected: ((reason: unknown) => never) | undefined = undefined;
 
   constructor(format: CompressionFormat, mode: CodecMode) {
@@ -35,7 +37,10 @@ class CodecState implements CodecSink {
   }
 
   error(reason: unknown): void {
-    this.controller?.error(reason);
+    const controller = this.controller;
+    if (controller === undefined) this.failure = { reason };
+    else controller.error(reason);
+    this.codec.release();
   }
 }
 
@@ -55,6 +60,7 @@ function settled(state: CodecState, result: Promise<void> | undefined): Promise<
 /** "compress and enqueue a chunk" / "decompress and enqueue a chunk". */
 function transformChunk(state: CodecState, chunk: unknown, controller: Controller): Promise<void> | undefined {
   state.controller = controller;
+  if (state.failure !== undefined) throw state.failure.reason;
   try {
     const bytes = bufferSourceBytes(chunk, state.interfaceName);
     return bytes.byteLength === 0 ? undefined : settled(state, state.codec.push(bytes));
@@ -67,6 +73,7 @@ function transformChunk(state: CodecState, chunk: unknown, controller: Controlle
 /** "compress flush and enqueue" / "decompress flush and enqueue". */
 function flushCodec(state: CodecState, controller: Controller): Promise<void> | undefined {
   state.controller = controller;
+  if (state.failure !== undefined) throw state.failure.reason;
   let result: Promise<void> | undefined;
   try {
     result = settled(state, state.codec.finish());

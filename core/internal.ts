@@ -25,3 +25,16 @@ export { collectBytes, type CollectedBytes } from "./consumers/collect.ts";
 export { ReadableStreamTeeInPlace } from "./readable/readable-stream.ts";
 // How a bad value is named in error messages.
 export { describeValue } from "./shared/describe.ts";
+// The codec behind CompressionStream and DecompressionStream: its contract, the hook by which an adapter
+// installs its runtime's fastest codec, and the runtime's own classes (the patch captures them before it puts
+// ours in their place).
+export {
+  type CodecSink,
+  type CompressionCodec,
+  type CompressionCodecFactory,
+  setCompressionCodecFactory,
+} from "./compression/codec.ts";
+export type { CodecMode } from "./compression/formats.ts";
+export { nativeCompressionClasses } from "./compression/native-classes.ts";
+// The default codec (the runtime's own streams in batches), for a factory that hands some streams to it.
+export { createNativeCodec } from "./compression/native-codec.ts";

@@ -41,6 +41,8 @@ export const CLASS_NAMES = [
   "TransformStreamDefaultController",
   "ByteLengthQueuingStrategy",
   "CountQueuingStrategy",
+  "CompressionStream",
+  "DecompressionStream",
 ] as const;
 
 type ClassName = (typeof CLASS_NAMES)[number];
@@ -166,6 +168,8 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
 export function replaceClasses(tx: PatchTransaction): void {
   const g = global();
   const ours = api as unknown as Record<ClassName, AnyClass>;
+  // Our CompressionStream and DecompressionStream may drive the runtime's own: read them before they go.
+  api.nativeCompressionClasses();
   for (const name of CLASS_NAMES) {
     const Ours = ours[name];
     // Recorded before it is read: some runtimes define these globals as accessors that replace themselves.

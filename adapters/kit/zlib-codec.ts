@@ -15,8 +15,14 @@
  * handle stops at the end of the stream and input left over is the TypeError.
  * @module
  */
-import type { CodecSink, CompressionCodec, CompressionCodecFactory } from "../../core/compression/codec.ts";
-import type { CodecMode, CompressionFormat } from "../../core/compression/formats.ts";
+import {
+  type CodecMode,
+  type CodecSink,
+  type CompressionCodec,
+  type CompressionCodecFactory,
+  type CompressionFormat,
+  setCompressionCodecFactory,
+} from "../../core/internal.ts";
 
 /** zlib's native handle (the `_handle` of a zlib stream object), as Node.js, Deno and Bun implement it. */
 interface ZlibHandle {
@@ -589,4 +595,12 @@ function usableZlib(loadZlib: () => ZlibModule | undefined): ZlibModule | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Installs {@link zlibCodecFactory}`(loadZlib, options)` as the codec of every CompressionStream and
+ * DecompressionStream made from now on (an adapter does it when it loads).
+ */
+export function installZlibCodec(loadZlib: () => ZlibModule | undefined, options?: ZlibCodecOptions): void {
+  setCompressionCodecFactory(zlibCodecFactory(loadZlib, options));
 }

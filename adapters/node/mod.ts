@@ -33,9 +33,16 @@ import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts"
 import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { NODE_PATCH, onNode } from "./patch.ts";
+import process from "node:process";
+import { installZlibCodec } from "../kit/zlib-codec.ts";
 
 /** The adapter contract's types (the same on every runtime). */
 export type * from "../kit/contract.ts";
+
+// ZLIB-SYNC: CompressionStream and DecompressionStream run node:zlib's handle synchronously, the fastest codec
+// measured on Node.js (bench/README.md, codec rows); node:zlib is loaded when the first of them is made. The
+// output is byte for byte Node.js' own CompressionStream's.
+installZlibCodec(() => process.getBuiltinModule?.("node:zlib"));
 
 /** The Node.js adapter as one object, checked against the adapter contract every runtime's adapter fulfils. */
 export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({

@@ -14,8 +14,13 @@
  * @module
  */
 import process from "node:process";
-import type { CodecSink, CompressionCodec, CompressionCodecFactory } from "../../core/compression/codec.ts";
-import type { CodecMode, CompressionFormat } from "../../core/compression/formats.ts";
+import type {
+  CodecMode,
+  CodecSink,
+  CompressionCodec,
+  CompressionCodecFactory,
+  CompressionFormat,
+} from "../../core/internal.ts";
 import { nativeCodecClass } from "../../core/compression/native-classes.ts";
 import { zlibCodecFactory } from "../../adapters/kit/zlib-codec.ts";
 

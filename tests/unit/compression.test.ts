@@ -16,10 +16,10 @@ import {
 import {
   type CompressionCodec,
   type CompressionCodecFactory,
+  type CompressionFormat,
+  createNativeCodec,
   setCompressionCodecFactory,
-} from "../../core/compression/codec.ts";
-import type { CompressionFormat } from "../../core/compression/formats.ts";
-import { createNativeCodec } from "../../core/compression/native-codec.ts";
+} from "../../core/internal.ts";
 import { zlibCodecFactory, type ZlibCodecOptions } from "../../adapters/kit/zlib-codec.ts";
 
 type Format = CompressionFormat;
@@ -130,7 +130,7 @@ const hookReaches = (() => {
   return calls === 1;
 })();
 if (!hookReaches) {
-  console.log("compression: the codec hook of the source does not reach these classes (dist/): codec variants skipped");
+  console.log("compression: the codec hook does not reach these classes (two copies of the core?): variants skipped");
 }
 
 /** Runs `fn` with `factory` installed (and the adapters' factory put back after). */

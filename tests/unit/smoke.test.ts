@@ -17,7 +17,9 @@ import {
 
 const EXPECTED_EXPORTS = [
   "ByteLengthQueuingStrategy",
+  "CompressionStream",
   "CountQueuingStrategy",
+  "DecompressionStream",
   "ReadableByteStreamController",
   "ReadableStream",
   "ReadableStreamBYOBReader",

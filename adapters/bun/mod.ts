@@ -24,12 +24,13 @@ export * from "../../mod.ts";
 /** The adapter contract's types (the same on every runtime). */
 export type * from "../kit/contract.ts";
 
-// ZLIB-SYNC: CompressionStream and DecompressionStream run node:zlib's handle synchronously, the fastest codec
+// ZLIB-SYNC (installed on this runtime only: another adapter loaded in the same process leaves the codec alone):
+// CompressionStream and DecompressionStream run node:zlib's handle synchronously, the fastest codec
 // measured on Bun (bench/README.md, codec rows); node:zlib is loaded when the first of them is made. Bun's zlib
 // cuts its output by how its input was cut, so with ZLIB-COALESCE the compressed bytes differ from Bun's own
 // CompressionStream's (the same content); zstd decompression stays Bun's own (its node:zlib handle does not
 // report a truncated stream).
-installZlibCodec(() => process.getBuiltinModule?.("node:zlib"));
+if (onBun()) installZlibCodec(() => process.getBuiltinModule?.("node:zlib"));
 /**
  * Whether the code runs on Bun: the `Bun` namespace with a version string, and a user agent that says Bun
  * (a `Bun` object put on another runtime's global by a shim does not count).

@@ -27,17 +27,21 @@ export * from "../../mod.ts";
 /** The adapter contract's types (the same on every runtime). */
 export type * from "../kit/contract.ts";
 
-// ZLIB-SYNC: CompressionStream and DecompressionStream run node:zlib's handle synchronously, the fastest codec
+// ZLIB-SYNC (installed on this runtime only: another adapter loaded in the same process leaves the codec alone):
+// CompressionStream and DecompressionStream run node:zlib's handle synchronously, the fastest codec
 // measured on Deno (bench/README.md, codec rows); node:zlib is loaded when the first of them is made. Deno's own
 // CompressionStream ends every chunk's output with a flush and writes 255 as the gzip header's OS byte, and so
 // does ours here: the same bytes for gzip, deflate and deflate-raw. Brotli stays Deno's own (its compressor is
 // many times faster than node:zlib's at its default quality, and its node:zlib decompressor does not report a
 // truncated stream).
-installZlibCodec(() => process.getBuiltinModule?.("node:zlib"), {
-  flushEachChunk: true,
-  gzipOs: 255,
-  compressFormats: ["gzip", "deflate", "deflate-raw"],
-});
+if (onDeno()) {
+  installZlibCodec(() => process.getBuiltinModule?.("node:zlib"), {
+    flushEachChunk: true,
+    gzipOs: 255,
+    compressFormats: ["gzip", "deflate", "deflate-raw"],
+  });
+}
+
 /**
  * Whether the code runs on Deno: the `Deno` namespace with a version string, and a user agent that says
  * Deno (a `Deno` object put on another runtime's global by a shim does not count).

@@ -26,7 +26,10 @@ import {
 import { PatchTransaction } from "./patch-transaction.ts";
 import { type BodyBridge, rememberBody, toNativeBody } from "./to-native.ts";
 
-/** The global names the patch replaces by fusestreams' classes. */
+/**
+ * The global names the patch replaces by fusestreams' classes (CompressionStream and DecompressionStream only
+ * where the runtime has its own: ours compress with the runtime's codecs; edge-runtime has none).
+ */
 export const CLASS_NAMES = [
   "ReadableStream",
   "ReadableStreamDefaultReader",
@@ -168,7 +171,10 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
 export function replaceClasses(tx: PatchTransaction): void {
   const g = global();
   const ours = api as unknown as Record<ClassName, AnyClass>;
-  // Our CompressionStream and DecompressionStream may drive the runtime's own: read them before they go.
+  // Our CompressionStream and DecompressionStream may drive the runtime's own: read them before they go (recorded
+  // first: Node.js 20's lazy globals turn into plain values when read).
+  tx.record(g, "CompressionStream");
+  tx.record(g, "DecompressionStream");
   api.nativeCompressionClasses();
   for (const name of CLASS_NAMES) {
     const Ours = ours[name];
@@ -176,6 +182,7 @@ export function replaceClasses(tx: PatchTransaction): void {
     tx.record(g, name);
     const NativeClass = g[name] as AnyClass | undefined;
     if (NativeClass === Ours) continue;
+    if (NativeClass === undefined && (name === "CompressionStream" || name === "DecompressionStream")) continue;
     if (typeof NativeClass === "function") linkToNative(tx, Ours, NativeClass);
     tx.defineValue(g, name, Ours);
   }

@@ -39,10 +39,11 @@ import { installZlibCodec } from "../kit/zlib-codec.ts";
 /** The adapter contract's types (the same on every runtime). */
 export type * from "../kit/contract.ts";
 
-// ZLIB-SYNC: CompressionStream and DecompressionStream run node:zlib's handle synchronously, the fastest codec
+// ZLIB-SYNC (installed on this runtime only: another adapter loaded in the same process leaves the codec alone):
+// CompressionStream and DecompressionStream run node:zlib's handle synchronously, the fastest codec
 // measured on Node.js (bench/README.md, codec rows); node:zlib is loaded when the first of them is made. The
 // output is byte for byte Node.js' own CompressionStream's.
-installZlibCodec(() => process.getBuiltinModule?.("node:zlib"));
+if (onNode()) installZlibCodec(() => process.getBuiltinModule?.("node:zlib"));
 
 /** The Node.js adapter as one object, checked against the adapter contract every runtime's adapter fulfils. */
 export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({

@@ -85,10 +85,17 @@ const Native = {
   Response: globalThis.Response,
   Request: globalThis.Request,
   fetch: globalThis.fetch,
+  CompressionStream: globalThis.CompressionStream as typeof CompressionStream | undefined,
+  DecompressionStream: globalThis.DecompressionStream as typeof DecompressionStream | undefined,
 };
 
-/** Every global name a patch replaces with a fusestreams class. */
-export const STREAM_CLASS_NAMES: readonly string[] = CLASS_NAMES;
+/**
+ * Every global name a patch replaces with a fusestreams class here (CompressionStream and DecompressionStream
+ * only where the runtime has its own: not in edge-runtime).
+ */
+export const STREAM_CLASS_NAMES: readonly string[] = CLASS_NAMES.filter((name) =>
+  (name !== "CompressionStream" && name !== "DecompressionStream") || typeof g[name] === "function"
+);
 
 const TIMEOUT_MS = 10_000;
 const enc = new TextEncoder();
@@ -543,6 +550,52 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
         );
         assert.is(sink.join(""), text, "native pipeTo into our WritableStream");
       });
+    },
+  );
+
+  onRuntime(
+    "patched: CompressionStream and DecompressionStream are ours; a native body through them, to a Response, reads as the runtime's own",
+    async () => {
+      if (Native.CompressionStream === undefined || Native.DecompressionStream === undefined) {
+        console.log(`(${currentRuntime} has no CompressionStream: the patch leaves the name alone)`);
+        await patched(() => {
+          assert.is(g["CompressionStream"], undefined);
+          assert.is(g["DecompressionStream"], undefined);
+        });
+        return;
+      }
+      const rows = renderRows(300);
+      const text = rows.join("");
+      await patched(async () => {
+        assert.is(globalThis.CompressionStream as unknown, fuse.CompressionStream);
+        assert.is(globalThis.DecompressionStream as unknown, fuse.DecompressionStream);
+        const cs = new CompressionStream("gzip");
+        assert.ok(cs.readable instanceof fuse.ReadableStream, "its sides are ours");
+        assert.ok(cs instanceof Native.CompressionStream!, "ours instanceof the native class while patched");
+        // a native stream piped (by the native pipeThrough, through the patch) into ours, handed to Response
+        const body = new Blob([text]).stream().pipeThrough(cs as unknown as TransformStream<Uint8Array, Uint8Array>);
+        const gz = new Uint8Array(await bounded(new Response(body).arrayBuffer(), "Response of our gzip"));
+        // the runtime's own DecompressionStream reads our bytes
+        const native = new Blob([gz]).stream().pipeThrough(
+          new Native.DecompressionStream!("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
+        );
+        assert.is(await bounded(new Response(native).text(), "native gunzip"), text, "native gunzip of ours");
+        // ours reads it back, and a corrupt copy is a TypeError
+        const back = new Blob([gz]).stream().pipeThrough(
+          new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
+        );
+        assert.is(await bounded(new Response(back).text(), "our gunzip"), text, "our gunzip, patched");
+        const bad = gz.slice();
+        bad[bad.length - 5] ^= 0xff;
+        const failing = new Blob([bad]).stream().pipeThrough(
+          new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
+        );
+        let error: unknown;
+        await bounded(new Response(failing).text().catch((e: unknown) => void (error = e)), "corrupt gunzip");
+        assert.instance(error, TypeError, "a corrupt stream is a TypeError");
+      });
+      assert.is(globalThis.CompressionStream, Native.CompressionStream, "unpatched: the runtime's own again");
+      assert.is(globalThis.DecompressionStream, Native.DecompressionStream);
     },
   );
 

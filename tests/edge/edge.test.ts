@@ -204,32 +204,33 @@ const BAD_KINDS: Record<string, RegExp> = { string: /string/i, number: /number/i
 // ---------------------------------------------------------------------------------------------------
 // One suite per runtime, in order: without the patch, with it, after it
 
-// The adapter contract suite, run in each runtime before the other suites (it leaves the worker unpatched);
-// each of its cases becomes a test here.
-const CONTRACT = new Map<Target, { name: string; status: string; detail?: string }[]>();
-for (const t of TARGETS) {
-  try {
-    CONTRACT.set(t, await getJson(t, "/contract"));
-  } catch (err) {
-    CONTRACT.set(t, [{ name: "the /contract route", status: "failed", detail: String(err) }]);
-  }
-}
-
-for (const t of TARGETS) {
-  const contract = suite(`adapter contract in ${t.name}`);
-  const skipped = new Set<string>();
-  for (const c of CONTRACT.get(t)!) {
-    if (c.status === "skipped") {
-      if (!skipped.has(c.detail!)) console.log(`(${t.name}: skipped: ${c.detail})`);
-      skipped.add(c.detail!);
-      contract.skip(c.name, () => undefined);
-    } else {
-      contract(c.name, () => {
-        if (c.status !== "passed") assert.unreachable(`in ${t.name}: ${c.detail}`);
-      });
+// The adapter contract suite and the compression suite, run in each runtime before the other suites (they leave
+// the worker unpatched); each of their cases becomes a test here.
+for (const [route, title] of [["/contract", "adapter contract"], ["/compression", "compression"]] as const) {
+  const results = new Map<Target, { name: string; status: string; detail?: string }[]>();
+  for (const t of TARGETS) {
+    try {
+      results.set(t, await getJson(t, route));
+    } catch (err) {
+      results.set(t, [{ name: `the ${route} route`, status: "failed", detail: String(err) }]);
     }
   }
-  contract.run();
+  for (const t of TARGETS) {
+    const cases = suite(`${title} in ${t.name}`);
+    const skipped = new Set<string>();
+    for (const c of results.get(t)!) {
+      if (c.status === "skipped") {
+        if (!skipped.has(c.detail!)) console.log(`(${t.name}: skipped: ${c.detail})`);
+        skipped.add(c.detail!);
+        cases.skip(c.name, () => undefined);
+      } else {
+        cases(c.name, () => {
+          if (c.status !== "passed") assert.unreachable(`in ${t.name}: ${c.detail}`);
+        });
+      }
+    }
+    cases.run();
+  }
 }
 
 for (const t of TARGETS) {

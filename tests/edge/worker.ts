@@ -29,6 +29,8 @@
  *                                 cancel() gives (the global classes: ours while patched, native before)
  *   /contract                     the adapter contract suite (tests/shared/contract-suite.ts) run here, case
  *                                 by case: passed, failed (with the message) or skipped (with the reason)
+ *   /compression                  the same for tests/shared/compression-suite.ts (our CompressionStream and
+ *                                 DecompressionStream, the runtime's own streams as their codec)
  *
  * `via`: "patch" hands our streams to the runtime as they are (the patch must be on), "native" converts
  * them with toNativeReadableStream() (no patch), "global" builds them with the global constructors
@@ -41,7 +43,8 @@ import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 import { lockedBodyOutcomes, lockedRequestOutcomes } from "../shared/body-lock.ts";
 import { describeRequest, INIT_CASES } from "../shared/request-inits.ts";
-import { runtimeAdapterSuite } from "../shared/contract-suite.ts";
+import { type Registrar, runtimeAdapterSuite } from "../shared/contract-suite.ts";
+import { compressionSuite } from "../shared/compression-suite.ts";
 
 type Bytes = Uint8Array<ArrayBuffer>;
 type Stage = (chunk: Uint8Array) => Uint8Array;
@@ -648,17 +651,26 @@ interface ContractResult {
 }
 
 /** Runs the adapter contract suite with the edge adapter, one case after the other. */
-async function contract(): Promise<Response> {
+function contract(): Promise<Response> {
+  return runCases((register) =>
+    runtimeAdapterSuite({ runtime: "edge", adapter: edge.adapter, here: true, serve: undefined, register })
+  );
+}
+
+/** Runs the compression suite (tests/shared/compression-suite.ts), one case after the other. */
+function compression(): Promise<Response> {
+  const runtime = typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === "string"
+    ? "edge-runtime"
+    : "workerd";
+  return runCases((register) => compressionSuite(register, runtime));
+}
+
+/** Registers a suite's cases, runs them one after the other and answers with their results. */
+async function runCases(suite: (register: Registrar) => void): Promise<Response> {
   const cases: { name: string; fn?: () => void | Promise<void>; why?: string }[] = [];
-  runtimeAdapterSuite({
-    runtime: "edge",
-    adapter: edge.adapter,
-    here: true,
-    serve: undefined,
-    register: {
-      test: (name, fn) => void cases.push({ name, fn }),
-      skip: (name, why) => void cases.push({ name, why }),
-    },
+  suite({
+    test: (name, fn) => void cases.push({ name, fn }),
+    skip: (name, why) => void cases.push({ name, why }),
   });
   const results: ContractResult[] = [];
   for (const c of cases) {
@@ -723,6 +735,8 @@ export async function handle(request: Request): Promise<Response> {
         return await bodyLock();
       case "/contract":
         return await contract();
+      case "/compression":
+        return await compression();
       default:
         return json({ error: `no route ${url.pathname}` }, 404);
     }

@@ -17,6 +17,8 @@
  *   gunzip-16k   the same in 16 KiB chunks
  *
  * On Deno the zlib candidates flush each chunk, as its adapter's codec does (and as Deno's own stream does).
+ * `cpu/run` is the process's CPU time (user + system, every thread) per run, over a few runs after the rounds:
+ * a codec that works on the thread pool can finish sooner on a free core while costing more CPU in all.
  * @module
  */
 import process from "node:process";
@@ -148,7 +150,7 @@ async function worker(flags: Record<string, string>): Promise<void> {
   ];
   const rows = allRows.filter((r) => flags["filter"] === undefined || r.id.includes(flags["filter"]));
 
-  const names = ["native", ...candidates.CODEC_CANDIDATES] as const;
+  const names = ["native", ...candidates.CODEC_CANDIDATES.filter((n) => isDeno || n !== "zlib-sync-noflush")];
   const rounds = Number(flags["rounds"] ?? 5);
   const budgetNs = Number(flags["time"] ?? 1000) * 1e6 / rounds;
   console.log(`\n${runtime} (${process.platform}-${process.arch}): codec rows, ${rounds} rounds`);
@@ -159,9 +161,16 @@ async function worker(flags: Record<string, string>): Promise<void> {
 
   for (const row of rows) {
     const factories = new Map(
-      names.map((n) => [n, n === "native" ? undefined : candidates.codecCandidate(n, isDeno)] as const),
+      names.map((n) =>
+        [
+          n,
+          n === "native"
+            ? undefined
+            : candidates.codecCandidate(n as (typeof candidates.CODEC_CANDIDATES)[number], isDeno),
+        ] as const
+      ),
     );
-    const runOnce = async (name: (typeof names)[number]): Promise<void> => {
+    const runOnce = async (name: string): Promise<void> => {
       if (name === "native") return row.run(native as unknown as Classes);
       internal.setCompressionCodecFactory(factories.get(name));
       try {
@@ -189,15 +198,30 @@ async function worker(flags: Record<string, string>): Promise<void> {
       return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
     };
     const medians = new Map(names.map((n) => [n, median(samples.get(n)!)]));
+    // CPU time per run (every thread of the process: a codec on the thread pool shows there), over a few runs
+    const cpu = new Map<string, number>();
+    for (const name of names) {
+      const runs = Math.max(3, Math.min(20, Math.round(2e8 / medians.get(name)!)));
+      const before = process.cpuUsage();
+      for (let i = 0; i < runs; i++) await runOnce(name);
+      const used = process.cpuUsage(before);
+      cpu.set(name, (used.user + used.system) / 1000 / runs);
+    }
     console.log(`\n  ${row.id}`);
-    console.log(`  ${"candidate".padEnd(16)} ${"median".padStart(10)} ${row.unit.padStart(9)} ÷ native ÷ zlib-sync  n`);
+    console.log(
+      `  ${"candidate".padEnd(16)} ${"median".padStart(10)} ${row.unit.padStart(9)} ÷ native ÷ zlib-sync ${
+        "cpu/run".padStart(10)
+      }  n`,
+    );
     for (const name of names) {
       const ns = medians.get(name)!;
       const rate = row.unit === "ops/s" ? 1e9 / ns : row.bytes / 1e6 / (ns / 1e9);
       console.log(
         `  ${name.padEnd(16)} ${(ns / 1e6).toFixed(2).padStart(7)} ms ${rate.toFixed(1).padStart(9)} ${
           (medians.get("native")! / ns).toFixed(2).padStart(7)
-        }x ${(medians.get("zlib-sync")! / ns).toFixed(2).padStart(9)}x ${samples.get(name)!.length}`,
+        }x ${(medians.get("zlib-sync")! / ns).toFixed(2).padStart(9)}x ${cpu.get(name)!.toFixed(2).padStart(7)} ms ${
+          samples.get(name)!.length
+        }`,
       );
     }
   }

@@ -10,6 +10,9 @@ export const NATIVE: WebImpl = {
   ReadableStream: globalThis.ReadableStream,
   WritableStream: globalThis.WritableStream,
   TransformStream: globalThis.TransformStream,
+  CompressionStream: globalThis.CompressionStream,
+  DecompressionStream: globalThis.DecompressionStream,
+  TextEncoderStream: globalThis.TextEncoderStream,
 };
 
 /** Native classes every implementation uses unchanged (the gzip stage of the mixed chain). */

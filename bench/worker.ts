@@ -148,7 +148,16 @@ for (const name of config.impls) {
           ReadableStream: ours["ReadableStream"],
           WritableStream: ours["WritableStream"],
           TransformStream: ours["TransformStream"],
+          CompressionStream: ours["CompressionStream"],
+          DecompressionStream: ours["DecompressionStream"],
+          TextEncoderStream: ours["TextEncoderStream"],
         } as WebImpl;
+        if (ours["CompressionStream"] !== undefined) {
+          // The runtime's adapter entry installs its codec behind our CompressionStream (the same core).
+          const rt = isDeno ? "deno" : isBun ? "bun" : "node";
+          const entry = url.endsWith(".ts") ? `./adapters/${rt}/mod.ts` : `./adapters/${rt}/mod.js`;
+          await import(new URL(entry, url).href);
+        }
         if (typeof ours["batches"] === "function") {
           impl.extras = {
             batches: ours["batches"],

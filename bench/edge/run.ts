@@ -39,6 +39,22 @@ const SCENARIOS = [
     id: "route-0",
     title: "a fetch-handler route returning a source (no transforms) as its body, read by another worker",
   },
+  {
+    id: "html-gzip",
+    title: "4,000 HTML strings → 3 transforms → TextEncoderStream → CompressionStream('gzip') → Response.arrayBuffer()",
+  },
+  {
+    id: "html-gzip-ncs",
+    title: "html-gzip, ours patched but keeping workerd's own CompressionStream",
+  },
+  {
+    id: "gunzip-1k",
+    title: "gzip of 1 MiB in 1 KiB chunks → DecompressionStream('gzip') → Response.arrayBuffer()",
+  },
+  {
+    id: "gunzip-1k-ncs",
+    title: "gunzip-1k, ours patched but keeping workerd's own DecompressionStream",
+  },
 ] as const;
 
 function option(name: string, fallback: string): string {

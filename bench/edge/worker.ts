@@ -17,12 +17,19 @@
  *   response-text     new Response(new ReadableStream(…)).text()
  *   route-3           the app worker's route streams 3 transforms; read here with arrayBuffer()
  *   route-0           the same route returning the source itself (no transforms)
+ *   html-gzip         issue 25's pipeline with the global classes: 4,000 HTML strings (ReadableStream.from) → 3
+ *                     transforms → TextEncoderStream → CompressionStream("gzip") → new Response(s).arrayBuffer()
+ *   gunzip-1k         gzip of 1 MiB of text in 1 KiB chunks (ReadableStream.from) → DecompressionStream("gzip")
+ *                     → new Response(s).arrayBuffer()
+ *   html-gzip-ncs,    the same, but `ours` keeps workerd's own CompressionStream / DecompressionStream while
+ *   gunzip-1k-ncs     patched (what the patch would give if it left them alone); `native` is as above
  * @module
  */
 import * as edge from "../../adapters/edge/mod.ts";
 import * as edgeAlt from "./alt.ts";
 import { type Data, freshChunks, makeData } from "../lib/catalog.ts";
 import { Tally } from "../lib/tally.ts";
+import { checksum, chunksOf, htmlGzip, textBytes } from "../scenarios/compression.ts";
 
 type Bytes = Uint8Array<ArrayBuffer>;
 
@@ -40,6 +47,31 @@ function entryOf(impl: string | undefined): typeof edge {
 }
 
 const NativeRS = globalThis.ReadableStream;
+const NativeCS = globalThis.CompressionStream;
+const NativeDS = globalThis.DecompressionStream;
+
+/** The compression scenarios' data: 1 MiB of text, its gzip (made once, by workerd's own stream). */
+let gunzipData: { chunks: Bytes[]; expect: string } | undefined;
+async function gunzipInput(): Promise<{ chunks: Bytes[]; expect: string }> {
+  if (gunzipData !== undefined) return gunzipData;
+  const text = textBytes(1024 * 1024);
+  const gz = new Uint8Array(
+    await new Response(new Blob([text]).stream().pipeThrough(new NativeCS("gzip"))).arrayBuffer(),
+  );
+  return gunzipData = { chunks: chunksOf(gz, 1024), expect: checksum([text]) };
+}
+
+/** The classes of a compression scenario: the globals, with workerd's own codec classes for the -ncs rows. */
+function compressionClasses(scenario: string): import("../scenarios/compression.ts").CompressionClasses {
+  const ncs = scenario.endsWith("-ncs");
+  return {
+    ReadableStream: ReadableStream as unknown as import("../../mod.ts").ReadableStreamConstructor,
+    TransformStream,
+    CompressionStream: ncs ? NativeCS : CompressionStream,
+    DecompressionStream: ncs ? NativeDS : DecompressionStream,
+    TextEncoderStream,
+  };
+}
 const SIZE = 1024;
 
 function data(n: number): Data {
@@ -106,6 +138,20 @@ async function iteration(
       .pipeTo(sink(tally));
   } else if (scenario === "response-text") {
     tally.addAscii(await new Response(globalSource(d.chunks) as ReadableStream<Uint8Array>).text());
+  } else if (scenario.startsWith("html-gzip")) {
+    const gz = await htmlGzip(compressionClasses(scenario));
+    const back = await new Response(new Blob([gz]).stream().pipeThrough(new NativeDS("gzip"))).arrayBuffer();
+    if (back.byteLength < 300_000) throw new Error(`${scenario} (${impl}): ${back.byteLength} bytes back`);
+    return;
+  } else if (scenario.startsWith("gunzip-1k")) {
+    const input = await gunzipInput();
+    const c = compressionClasses(scenario);
+    const out = c.ReadableStream.from(input.chunks).pipeThrough(
+      new c.DecompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>,
+    );
+    const got = checksum([new Uint8Array(await new Response(out as unknown as BodyInit).arrayBuffer())]);
+    if (got !== input.expect) throw new Error(`${scenario} (${impl}): ${got}, expected ${input.expect}`);
+    return;
   } else if (scenario === "route-3" || scenario === "route-0") {
     const app = impl === "ours" ? env.APP_OURS : impl === "alt" ? env.APP_ALT : env.APP_NATIVE;
     const res = await app!.fetch(`${origin}/app?n=${n}&t=${scenario === "route-0" ? 0 : 3}`);

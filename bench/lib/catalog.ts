@@ -248,6 +248,15 @@ export const SCENARIOS: readonly Scenario[] = [
     node: "pipeline(Readable, Transform, zlib.createGzip(), zlib.createGunzip(), Transform, Writable)",
   },
   {
+    id: "html-gzip",
+    group: 9,
+    title:
+      "issue 25's pipeline: 4,000 HTML strings -> 3 TransformStreams -> TextEncoderStream -> CompressionStream('gzip') -> new Response(s).arrayBuffer()",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 1,
+  },
+  {
     id: "chain-reader",
     group: 9,
     title: "pipeThrough 3x TransformStream({ transform }) -> reader.read() loop",

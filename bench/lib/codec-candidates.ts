@@ -5,6 +5,8 @@
  * - `zlib-sync`: the installed codec (node:zlib's handle run synchronously; compression gathers chunks
  *   into 16 KiB before each `writeSync`, ZLIB-COALESCE);
  * - `zlib-sync-each`: the same handle with a `writeSync` per chunk;
+ * - `zlib-sync-noflush` (Deno only): `zlib-sync` without the flush after each chunk Deno's adapter asks for (what
+ *   keeping the same bytes as Deno's own stream costs);
  * - `zlib-stream`: a node:zlib stream (`createGzip()` & co.), its work done on the thread pool, chunks
  *   written as they come and output taken from its 'data' events;
  * - `native-batched`: the core's default, the runtime's own stream driven in batches (NATIVE-CODEC-BATCH);
@@ -28,6 +30,7 @@ import { zlibCodecFactory } from "../../adapters/kit/zlib-codec.ts";
 export const CODEC_CANDIDATES = [
   "zlib-sync",
   "zlib-sync-each",
+  "zlib-sync-noflush",
   "zlib-stream",
   "native-batched",
   "native-each",
@@ -132,6 +135,8 @@ export function codecCandidate(name: CodecCandidate, flushEachChunk = false): Co
       return zlibCodecFactory(loadZlib, { flushEachChunk });
     case "zlib-sync-each":
       return zlibCodecFactory(loadZlib, { flushEachChunk, coalesce: false });
+    case "zlib-sync-noflush":
+      return zlibCodecFactory(loadZlib);
     case "zlib-stream":
       return (format: CompressionFormat, mode: CodecMode, sink: CodecSink) => {
         const make = STREAM_MAKERS[format]?.[mode === "compress" ? 0 : 1];

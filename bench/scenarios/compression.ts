@@ -94,7 +94,7 @@ export type Gunzip = (bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>;
  * Issue 25's pipeline: 4,000 HTML strings -> 3 TransformStreams -> TextEncoderStream ->
  * CompressionStream("gzip"), drained by `new Response(stream).arrayBuffer()`. Returns the gzip bytes.
  */
-export async function htmlGzip(c: CompressionClasses): Promise<Uint8Array> {
+export async function htmlGzip(c: CompressionClasses): Promise<Uint8Array<ArrayBuffer>> {
   let s = c.ReadableStream.from(HTML_STRINGS);
   for (let i = 0; i < 3; i++) s = s.pipeThrough(stage<string>(c.TransformStream));
   const gz = s.pipeThrough(textEncoder(c)).pipeThrough(

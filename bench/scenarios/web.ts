@@ -11,12 +11,17 @@
  */
 import { type Data, freshChunks, XOR_KEYS } from "../lib/catalog.ts";
 import { Tally } from "../lib/tally.ts";
+import { checkHtmlGzip, type CompressionClasses, htmlGzip } from "./compression.ts";
 
 /** The constructors an implementation provides. */
 export interface WebImpl {
   ReadableStream: typeof ReadableStream;
   WritableStream: typeof WritableStream;
   TransformStream: typeof TransformStream;
+  /** Its own CompressionStream / DecompressionStream / TextEncoderStream, when it has them (html-gzip). */
+  CompressionStream?: typeof CompressionStream;
+  DecompressionStream?: typeof DecompressionStream;
+  TextEncoderStream?: typeof TextEncoderStream;
 }
 
 /** Runtime classes every implementation uses as they are (the native ones, captured at startup). */
@@ -332,6 +337,28 @@ export function build(id: string, impl: WebImpl, data: Data, shared: Shared): Be
           }),
         "async transform",
       );
+
+    case "html-gzip": {
+      // Each implementation's own CompressionStream (ours: with its runtime adapter's codec); one without one
+      // takes no part. Without a TextEncoderStream of its own, the encoder is a TransformStream calling
+      // TextEncoder.encode() (said in the note).
+      if (impl.CompressionStream === undefined || impl.DecompressionStream === undefined) return undefined;
+      const classes = { ...impl, ReadableStream: RS } as unknown as CompressionClasses;
+      const gunzip = async (bytes: Uint8Array): Promise<Uint8Array> =>
+        new Uint8Array(
+          await new Response(
+            new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new shared.DecompressionStream("gzip")),
+          ).arrayBuffer(),
+        );
+      return {
+        ...(impl.TextEncoderStream === undefined
+          ? { note: "no TextEncoderStream of its own: the encoder is a TransformStream calling TextEncoder.encode()" }
+          : {}),
+        async run() {
+          await checkHtmlGzip(await htmlGzip(classes), gunzip);
+        },
+      };
+    }
 
     case "gzip-mixed": {
       // pipeThrough() only takes the implementation's own streams (WebIDL conversion), so an implementation

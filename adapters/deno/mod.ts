@@ -31,9 +31,8 @@ export type * from "../kit/contract.ts";
 // CompressionStream and DecompressionStream run node:zlib's handle synchronously, the fastest codec
 // measured on Deno (bench/README.md, codec rows); node:zlib is loaded when the first of them is made. Deno's own
 // CompressionStream ends every chunk's output with a flush and writes 255 as the gzip header's OS byte, and so
-// does ours here: the same bytes for gzip, deflate and deflate-raw. Brotli stays Deno's own (its compressor is
-// many times faster than node:zlib's at its default quality, and its node:zlib decompressor does not report a
-// truncated stream).
+// does ours here: the same bytes for gzip, deflate and deflate-raw. Brotli compression stays Deno's own (its
+// compressor is many times faster than node:zlib's at its default quality).
 if (onDeno()) {
   installZlibCodec(() => process.getBuiltinModule?.("node:zlib"), {
     flushEachChunk: true,

@@ -12,7 +12,9 @@
  * Decompression ends where the standard says: gzip is parsed here around a raw inflate (header, CRC32 and
  * ISIZE checked), so a second member, trailing zeros or garbage after the first are the TypeError on every
  * runtime (zlib's own gunzip reads on into further members); for deflate, deflate-raw, brotli and zstd the
- * handle stops at the end of the stream and input left over is the TypeError.
+ * handle stops at the end of the stream and input left over is the TypeError. A stream that ends early is the
+ * TypeError too: zlib reports it at the finishing call; where a brotli handle does not (Deno), one more byte
+ * tells (ZLIB-END-PROBE); zstd, whose frames may follow each other, is left to the runtime's own stream there.
  * @module
  */
 import {
@@ -223,11 +225,18 @@ class ZlibRunner {
 class ZlibDecompressor implements CompressionCodec {
   readonly #runner: ZlibRunner;
   readonly #engine: Engine;
+  readonly #probeEnd: boolean;
   readonly #enqueue: (chunk: Uint8Array) => void;
 
-  constructor(engine: Engine, sink: CodecSink) {
+  /**
+   * `probeEnd`: the handle does not report a stream that ended early (Deno's brotli); the end is then checked
+   * with one more byte after the finishing call (ZLIB-END-PROBE): a decoder whose stream is complete leaves it
+   * unread, one that still waits for data reads it.
+   */
+  constructor(engine: Engine, sink: CodecSink, probeEnd: boolean) {
     this.#runner = new ZlibRunner(engine.create);
     this.#engine = engine;
+    this.#probeEnd = probeEnd;
     this.#enqueue = (chunk) => sink.enqueue(chunk);
   }
 
@@ -241,7 +250,12 @@ class ZlibDecompressor implements CompressionCodec {
 
   finish(): undefined {
     // zlib reports a stream that ended early as an error of the finishing call.
-    this.#runner.run(EMPTY, this.#engine.finish, this.#enqueue);
+    const runner = this.#runner;
+    runner.run(EMPTY, this.#engine.finish, this.#enqueue);
+    if (this.#probeEnd && !runner.ended) {
+      runner.run(END_PROBE, this.#engine.process, ignoreOutput);
+      if (runner.leftOver !== 1) throw truncated();
+    }
     return undefined;
   }
 
@@ -249,6 +263,8 @@ class ZlibDecompressor implements CompressionCodec {
     this.#runner.close();
   }
 }
+
+const END_PROBE = new Uint8Array(1);
 
 /** `sink`, with the gzip header's OS byte (the 10th byte of the output) set to `os` when given. */
 function gzipHeaderSink(sink: CodecSink, os: number | undefined): CodecSink {
@@ -508,8 +524,7 @@ class GzipCodec implements CompressionCodec {
 /**
  * A stream in each format whose decompressor is tried once for truncation (the last byte is left out):
  * some handles report nothing at the end of an incomplete brotli or zstd stream (Deno's brotli, Bun's zstd,
- * where the runtime's own DecompressionStream does report it), and those formats are left to the default
- * codec there. zlib's own formats are reported everywhere.
+ * where the runtime's own DecompressionStream does report it). zlib's own formats are reported everywhere.
  */
 const TRUNCATION_PROBES: Partial<Record<CompressionFormat, readonly number[]>> = {
   brotli: [0x0b, 0x05, 0x80, 0x68, 0x65, 0x6c, 0x6c, 0x6f, 0x20, 0x77, 0x6f, 0x72, 0x6c, 0x64],
@@ -564,7 +579,7 @@ export function zlibCodecFactory(
   options: ZlibCodecOptions = {},
 ): CompressionCodecFactory {
   let zlib: ZlibModule | null | undefined;
-  const decompressors: Partial<Record<CompressionFormat, Engine | null>> = {};
+  const decompressors: Partial<Record<CompressionFormat, { engine: Engine; probeEnd: boolean } | null>> = {};
   return (format: CompressionFormat, mode: CodecMode, sink: CodecSink): CompressionCodec | undefined => {
     if (zlib === undefined) zlib = usableZlib(loadZlib);
     if (zlib === null) return undefined;
@@ -574,14 +589,22 @@ export function zlibCodecFactory(
       if (engine === undefined) return undefined;
       return new ZlibCompressor(engine, format === "gzip" ? gzipHeaderSink(sink, options.gzipOs) : sink, options);
     }
-    let engine = decompressors[format];
-    if (engine === undefined) {
-      const found = engineFor(zlib, format, mode);
-      engine = decompressors[format] = found !== undefined && reportsTruncation(found, format) ? found : null;
+    let decompressor = decompressors[format];
+    if (decompressor === undefined) {
+      const engine = engineFor(zlib, format, mode);
+      decompressor = decompressors[format] = engine === undefined ? null : {
+        engine,
+        // ZLIB-END-PROBE where the handle does not report truncation; zstd, whose frames may follow each other,
+        // cannot be checked so (the byte would start a new frame): left to the default codec.
+        probeEnd: !reportsTruncation(engine, format),
+      };
+      if (decompressor !== null && decompressor.probeEnd && format === "zstd") {
+        decompressor = decompressors[format] = null;
+      }
     }
-    if (engine === null) return undefined;
-    if (format === "gzip") return new GzipCodec(new ZlibRunner(engine.create), zlib.crc32!, sink);
-    return new ZlibDecompressor(engine, sink);
+    if (decompressor === null) return undefined;
+    if (format === "gzip") return new GzipCodec(new ZlibRunner(decompressor.engine.create), zlib.crc32!, sink);
+    return new ZlibDecompressor(decompressor.engine, sink, decompressor.probeEnd);
   };
 }
 

@@ -1,8 +1,8 @@
 /**
- * The runtime's own CompressionStream and DecompressionStream: read from the globals on first use (reading
- * them loads the runtime's compression code, a cost a program that never compresses should not pay), and
- * never our own classes (the global patch installs ours; it captures the natives first, through
- * {@link nativeCompressionClasses}).
+ * The runtime's own CompressionStream and DecompressionStream: the globals as they were when the core loaded,
+ * read on first use (reading them loads the runtime's compression code, a cost a program that never
+ * compresses should not pay), and never our own classes (the global patch, or a test runner, may have put
+ * ours in their place by then).
  * @module
  */
 import type { CodecMode } from "./formats.ts";
@@ -19,6 +19,34 @@ export interface NativeCompressionClasses {
   readonly DecompressionStream: NativeCodecClass | undefined;
 }
 
+type GlobalName = "CompressionStream" | "DecompressionStream";
+
+/** Where a global was found when this module loaded: its owner (the global object or a prototype) and descriptor. */
+interface Found {
+  readonly owner: object;
+  readonly descriptor: PropertyDescriptor;
+}
+
+const getOwnDescriptor = Object.getOwnPropertyDescriptor;
+const getPrototypeOf = Object.getPrototypeOf;
+const defineProperty = Object.defineProperty;
+
+function find(name: GlobalName): Found | undefined {
+  for (let o: object | null = globalThis; o !== null; o = getPrototypeOf(o) as object | null) {
+    const descriptor = getOwnDescriptor(o, name);
+    if (descriptor !== undefined) return { owner: o, descriptor };
+  }
+  return undefined;
+}
+
+// The globals as they are when the core loads, by descriptor: reading a lazy global (Node.js defines these as
+// accessors that load the runtime's compression code) is left to the first use, but what is read then is what
+// was there now, even if a patch or a test runner has put something else (ours) in its place meanwhile.
+const atLoad: Readonly<Record<GlobalName, Found | undefined>> = {
+  CompressionStream: /* @__PURE__ */ find("CompressionStream"),
+  DecompressionStream: /* @__PURE__ */ find("DecompressionStream"),
+};
+
 let natives: NativeCompressionClasses | undefined;
 const ours: Function[] = [];
 const accepted: Record<string, boolean | undefined> = { __proto__: null } as unknown as Record<
@@ -31,15 +59,31 @@ export function registerOwnCodecClass(ctor: Function): void {
   ours.push(ctor);
 }
 
-function nativeGlobal(name: "CompressionStream" | "DecompressionStream"): NativeCodecClass | undefined {
-  const value = (globalThis as Record<string, unknown>)[name];
+function nativeGlobal(name: GlobalName): NativeCodecClass | undefined {
+  const found = atLoad[name];
+  if (found === undefined) return undefined;
+  const { owner, descriptor } = found;
+  let value: unknown = descriptor.value;
+  if (descriptor.get !== undefined) {
+    // A lazy accessor: its getter gives the runtime's class (and may redefine the global as a plain value, as
+    // reading it would). What has replaced it since is put back.
+    const now = getOwnDescriptor(owner, name);
+    value = descriptor.get.call(globalThis);
+    if (now !== undefined && now.get !== descriptor.get) {
+      try {
+        defineProperty(owner, name, now);
+      } catch {
+        // not configurable: left as the getter made it
+      }
+    }
+  }
   if (typeof value !== "function" || ours.indexOf(value) !== -1) return undefined;
   return value as NativeCodecClass;
 }
 
 /**
- * The runtime's own classes, read from the globals the first time this is called. The global patch calls it
- * before it puts ours in their place.
+ * The runtime's own classes, read the first time this is called (the global patch calls it before it puts
+ * ours in their place, so that a lazy global is read while it is still the runtime's).
  */
 export function nativeCompressionClasses(): NativeCompressionClasses {
   return natives ??= {

@@ -1,8 +1,8 @@
 /**
- * Tree-shaking of the consumers, batched reads and helpers (issue 18): a bundle that imports only the stream
- * classes from the edge entry (esbuild --bundle --minify --platform=neutral, as scripts/size.ts measures it)
- * must contain no byte of core/consumers/, core/helpers/ or core/batching/, so such a bundle
- * does not grow with them. Run by `npm test`; on its own: `node scripts/check-treeshake.ts`.
+ * Tree-shaking of the consumers, batched reads and helpers (issue 18) and of compression (issue 25): a bundle
+ * that imports only the stream classes from the edge entry (esbuild --bundle --minify --platform=neutral, as
+ * scripts/size.ts measures it) must contain no byte of core/consumers/, core/helpers/, core/batching/ or
+ * core/compression/, so such a bundle does not grow with them. Run by `npm test`; on its own: `node scripts/check-treeshake.ts`.
  * @module
  */
 import * as esbuild from "esbuild";
@@ -14,7 +14,7 @@ const ENTRIES: Record<string, string> = {
   "only TransformStream": "TransformStream",
   "ReadableStream, WritableStream, TransformStream": "ReadableStream, WritableStream, TransformStream",
 };
-const NOT_IN = /^core\/(consumers|helpers|batching)\//;
+const NOT_IN = /^core\/(consumers|helpers|batching|compression)\//;
 
 /** Problems found (empty when every bundle is free of the consumers' code). */
 export async function checkTreeShaking(): Promise<string[]> {

@@ -124,6 +124,30 @@ nodeTest("React (patched): new Response(stream).text() and through fusestreams t
   });
 });
 
+nodeTest(
+  "React -> CompressionStream('gzip') -> Response: the same bytes patched (ours, node:zlib) and unpatched (Node's own)",
+  async () => {
+    const { React, server } = await loadReact();
+    const gzip = async (): Promise<Buffer> => {
+      const stream = (await server.renderToReadableStream(page(React, 600))) as unknown as ReadableStream<Uint8Array>;
+      const gz = stream.pipeThrough(
+        new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
+      );
+      return Buffer.from(await new Response(gz).arrayBuffer());
+    };
+    const NativeCS = globalThis.CompressionStream;
+    const unpatched = await gzip();
+    let patched: Buffer | undefined;
+    await withPatch(async () => {
+      assert.is(globalThis.CompressionStream as unknown, fuse.CompressionStream, "the patch installs ours");
+      assert.is.not(globalThis.CompressionStream, NativeCS);
+      patched = await gzip();
+    });
+    assert.ok(unpatched.length > 1000);
+    assert.ok(patched!.equals(unpatched), `patched ${patched!.length} bytes, unpatched ${unpatched.length}`);
+  },
+);
+
 nodeTest("React (patched): served over HTTP with pipeTo(fromNodeWritable(res)), same bytes at the client", async () => {
   const { React, server: reactServer } = await loadReact();
   const expected = reactServer.renderToString(page(React, 500));

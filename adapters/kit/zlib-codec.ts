@@ -101,9 +101,16 @@ const ZSTD_CONTINUE = 0;
 const ZSTD_FLUSH = 1;
 const ZSTD_END = 2;
 
-/** The scratch output buffer: the largest output chunk. */
+/** The size of the scratch output buffer: the largest output chunk. */
 const OUT_BYTES = 64 * 1024;
 const EMPTY = new Uint8Array(0);
+
+/**
+ * The scratch buffer zlib writes into, one for every stream: what a call produced is copied out of it before
+ * anything else runs (an output chunk handed on may make another stream's codec run, synchronously, in a fused
+ * chain), so no stream keeps 64 KiB of its own between calls.
+ */
+let scratch: Uint8Array | undefined;
 
 /** One format's zlib object and flush values. */
 interface Engine {
@@ -159,7 +166,6 @@ class ZlibRunner {
   readonly #object: ZlibObject;
   readonly #handle: ZlibHandle;
   readonly #state: Uint32Array;
-  #out: Uint8Array = EMPTY;
   #error: TypeError | undefined = undefined;
   #closed = false;
   /** Decompression: the handle stopped at the end of the stream (input was left over). */
@@ -187,8 +193,7 @@ class ZlibRunner {
   run(input: Uint8Array, flush: number, output: (chunk: Uint8Array) => void): void {
     const handle = this.#handle;
     const state = this.#state;
-    let out = this.#out;
-    if (out.byteLength === 0) out = this.#out = new Uint8Array(OUT_BYTES);
+    const out = scratch ??= new Uint8Array(OUT_BYTES);
     let inOffset = 0;
     let inLength = input.byteLength;
     for (;;) {
@@ -199,13 +204,8 @@ class ZlibRunner {
       const produced = OUT_BYTES - outLeft;
       inOffset += inLength - inLeft;
       inLength = inLeft;
-      if (outLeft === 0) {
-        // The whole scratch buffer is one chunk: hand it on and take a new one.
-        output(out);
-        out = this.#out = new Uint8Array(OUT_BYTES);
-        continue;
-      }
       if (produced !== 0) output(out.slice(0, produced));
+      if (outLeft === 0) continue; // the scratch buffer was filled: there may be more
       // Output room was left: zlib took all the input it will take. Some left means the stream ended.
       this.leftOver = inLength;
       if (inLength !== 0) this.ended = true;
@@ -216,7 +216,6 @@ class ZlibRunner {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#out = EMPTY;
     this.#object.close();
   }
 }

@@ -10,7 +10,7 @@ import type { CodecMode } from "./formats.ts";
 /** A native CompressionStream or DecompressionStream constructor. */
 export type NativeCodecClass = new (format: string) => {
   readonly readable: ReadableStream<Uint8Array>;
-  readonly writable: WritableStream<BufferSource>;
+  readonly writable: WritableStream<Uint8Array<ArrayBuffer>>;
 };
 
 /** The runtime's own classes (undefined where it has none). */

@@ -41,7 +41,7 @@ function concatenate(chunks: Uint8Array<ArrayBuffer>[], length: number): Uint8Ar
 
 class NativeCodec implements CompressionCodec {
   readonly #sink: CodecSink;
-  readonly #writer: WritableStreamDefaultWriter<BufferSource>;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array<ArrayBuffer>>;
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   /** Chunks pushed while a native write is in flight (copies), and their total length. */
   #batch: Uint8Array<ArrayBuffer>[] = [];

@@ -48,14 +48,14 @@ const atLoad: Readonly<Record<GlobalName, Found | undefined>> = {
 };
 
 let natives: NativeCompressionClasses | undefined;
-const ours: Function[] = [];
+const ours: unknown[] = [];
 const accepted: Record<string, boolean | undefined> = { __proto__: null } as unknown as Record<
   string,
   boolean | undefined
 >;
 
 /** Registers one of our classes, so that it is never taken for the runtime's own. */
-export function registerOwnCodecClass(ctor: Function): void {
+export function registerOwnCodecClass(ctor: abstract new (...args: never[]) => unknown): void {
   ours.push(ctor);
 }
 

@@ -1,7 +1,8 @@
 /**
- * Downloads the WPT streams suite into a folder: every file listed in tests/wpt/MANIFEST.txt, from
- * `<base-url>/<repository>/<commit>/<path there>` (default base https://raw.githubusercontent.com), each checked
- * against the manifest's character count. The files are Web Platform Tests and stay outside the repository.
+ * Downloads the WPT suites (streams, encoding/streams, compression) into a folder: every file listed in
+ * tests/wpt/MANIFEST.txt, from `<base-url>/<repository>/<commit>/<path there>` (default base
+ * https://raw.githubusercontent.com), each checked against the manifest's character count. The files are Web
+ * Platform Tests and stay outside the repository.
  *
  *   npm run wpt:fetch -- --dir=<folder> [--base-url=<url>]
  *   WPT_DIR=<folder> npm run wpt -- --runtime=node26 --impl=ours

@@ -2,10 +2,12 @@
 // Bun) and streams its results to stdout as marked JSON lines (see `emit`). Started by tests/wpt/run.ts;
 // plain JavaScript so that Node 20 can run it. Configuration arrives as JSON in FUSESTREAMS_WPT_CHILD:
 //   { file, wptDir, impl: "native" | "ours", modUrl, testTimeout, harnessTimeout }
+// With impl "ours" the module's stream classes replace the globals; so do its text codec and compression classes
+// when it exports them (otherwise the runtime's own stay, and the "codecs" message says so).
 import { readFileSync, writeSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
-import { pathToFileURL } from "node:url";
+import vm from "node:vm";
 import { createHarness } from "./harness.js";
 
 /** The stream classes --impl=ours replaces (all of mod.ts's classes). */
@@ -24,6 +26,9 @@ const STREAM_GLOBALS = [
   "ByteLengthQueuingStrategy",
   "CountQueuingStrategy",
 ];
+
+/** The codec classes of encoding/streams and compression: ours when the module exports them, else the runtime's. */
+const CODEC_GLOBALS = ["TextEncoderStream", "TextDecoderStream", "CompressionStream", "DecompressionStream"];
 
 /** Every line the parent reads starts with this marker; anything else on stdout is the tests' own output. */
 const MARK = "\u0001wpt ";
@@ -134,14 +139,27 @@ if (config.impl === "ours") {
       emit({ e: "fatal", m: `${config.modUrl} does not export a class named ${name}` });
       finish(3);
     }
-    // Like a WebIDL interface object: writable, configurable, not enumerable.
-    Object.defineProperty(globalThis, name, {
-      value: mod[name],
-      writable: true,
-      configurable: true,
-      enumerable: false,
-    });
+    installGlobal(name, mod[name]);
   }
+  const codecs = {};
+  for (const name of CODEC_GLOBALS) {
+    if (typeof mod[name] === "function") {
+      installGlobal(name, mod[name]);
+      codecs[name] = "ours";
+    } else {
+      codecs[name] = typeof globalThis[name] === "function" ? "native" : "missing";
+    }
+  }
+  emit({ e: "codecs", codecs });
+} else {
+  const codecs = {};
+  for (const name of CODEC_GLOBALS) codecs[name] = typeof globalThis[name] === "function" ? "native" : "missing";
+  emit({ e: "codecs", codecs });
+}
+
+/** Installs a class the way WebIDL exposes an interface object: writable, configurable, not enumerable. */
+function installGlobal(name, value) {
+  Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
 }
 
 for (const [name, value] of Object.entries(harness.api)) globalThis[name] = value;
@@ -173,7 +191,10 @@ if (config.harnessTimeout > 0) {
   }, config.harnessTimeout);
 }
 
-// Each script runs as global code (indirect eval), in order, like the <script> elements of a WPT page.
+// Each script runs as a classic script of this realm (vm.runInThisContext), in order, like the <script> elements of
+// a WPT page: top-level function, var, let, const and class declarations of one script are visible to the next,
+// whether or not it is strict (an indirect eval would keep a strict script's declarations, and every let/const, to
+// itself).
 for (const path of [...scripts, config.file]) {
   let code;
   try {
@@ -183,7 +204,7 @@ for (const path of [...scripts, config.file]) {
     continue;
   }
   try {
-    (0, eval)(`${code}\n//# sourceURL=${pathToFileURL(path).href}\n`);
+    vm.runInThisContext(code, { filename: path });
   } catch (error) {
     harness.harnessError(`${path} threw while loading: ${describe(error)}`);
   }

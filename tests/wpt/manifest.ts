@@ -1,5 +1,5 @@
 /**
- * Reads tests/wpt/MANIFEST.txt, the list of WPT files the suite needs and where each comes from
+ * Reads tests/wpt/MANIFEST.txt, the list of WPT files the suites need and where each comes from
  * (used by scripts/wpt-fetch.ts and tests/wpt/check-dir.ts).
  * @module
  */

@@ -1,17 +1,23 @@
 /**
- * fusestreams WPT runner: runs the Web Platform Tests streams suite (streams/**\/*.any.js under $WPT_DIR) on one
- * runtime, against the runtime's own stream classes (--impl=native) or against fusestreams (--impl=ours).
+ * fusestreams WPT runner: runs Web Platform Tests suites under $WPT_DIR on one runtime, against the runtime's own
+ * classes (--impl=native) or against fusestreams (--impl=ours). Suites (--suite, default all):
+ *   streams      streams/**\/*.any.js            the 13 stream classes
+ *   encoding     encoding/streams/**\/*.any.js   TextEncoderStream, TextDecoderStream
+ *   compression  compression/**\/*.any.js        CompressionStream, DecompressionStream
  *
  *   node tests/wpt/run.ts --runtime=node26|node22|node20|deno|bun --impl=ours|native
- *                         [--filter=substring] [--timeout=ms] [--file-timeout=ms] [--verbose]
- *                         [--json=path] [--expect-at-least=N] [--mod=path] [--jobs=N]
+ *                         [--suite=streams|encoding|compression|all[,...]] [--filter=substring] [--timeout=ms]
+ *                         [--file-timeout=ms] [--verbose] [--json=path] [--expect-at-least=N|suite:N[,...]]
+ *                         [--mod=path] [--jobs=N]
  *
  * Each test file runs in its own subprocess (tests/wpt/child.js with our testharness-compatible harness.js),
- * at most two at a time (--jobs). --mod=path tests another module exporting the 13 classes instead of
- * mod.ts (dist/mod.js on node20). Output: one line per file, the failing tests of failing files (every test with
- * --verbose), then the closing line `N passed, M failed`. The exit code is 0 unless the runner itself cannot
- * work (bad arguments, missing runtime or WPT_DIR contents, dist/ missing for node20 + ours), or fewer than
- * --expect-at-least tests passed. Without WPT_DIR it says so and exits 0.
+ * at most two at a time (--jobs). With --impl=ours the module's 13 stream classes replace the globals, and so do
+ * its TextEncoderStream, TextDecoderStream, CompressionStream and DecompressionStream when it exports them (else the
+ * runtime's own stay; the run prints which). --mod=path tests another module instead of mod.ts (dist/mod.js on
+ * node20). Output: one line per file, the failing tests of failing files (every test with --verbose), one summary
+ * line per suite, then the closing line `N passed, M failed`. The exit code is 0 unless the runner itself cannot
+ * work (bad arguments, missing runtime or WPT_DIR contents, dist/ missing for node20 + ours), or a suite (or the
+ * total) passed fewer tests than --expect-at-least. Without WPT_DIR it says so and exits 0.
  * @module
  */
 import { spawn } from "node:child_process";
@@ -27,6 +33,18 @@ const RUNTIMES = ["node26", "node22", "node20", "deno", "bun"] as const;
 type Runtime = (typeof RUNTIMES)[number];
 type Impl = "native" | "ours";
 
+/** The suites and the folder of each under the WPT root. */
+const SUITES = {
+  streams: "streams",
+  encoding: "encoding/streams",
+  compression: "compression",
+} as const;
+type Suite = keyof typeof SUITES;
+const SUITE_NAMES = Object.keys(SUITES) as Suite[];
+
+/** The codec classes the encoding and compression suites test (reported by the child as ours/native/missing). */
+const CODEC_NAMES = ["TextEncoderStream", "TextDecoderStream", "CompressionStream", "DecompressionStream"] as const;
+
 const STATUS = ["PASS", "FAIL", "TIMEOUT", "NOTRUN", "PRECONDITION_FAILED"] as const;
 const MARK = "\u0001wpt ";
 
@@ -38,7 +56,9 @@ interface Options {
   fileTimeout: number;
   verbose: boolean;
   json: string | undefined;
-  expectAtLeast: number | undefined;
+  suites: Suite[];
+  /** --expect-at-least: a floor on the total, and/or one per suite. */
+  expectAtLeast: { total: number | undefined; perSuite: Partial<Record<Suite, number>> };
   jobs: number;
   /** --mod: module to test instead of mod.ts / dist/mod.js (--impl=ours only). */
   mod: string | undefined;
@@ -52,6 +72,7 @@ interface TestResult {
 
 interface FileResult {
   file: string;
+  suite: Suite;
   skipped?: string;
   tests: TestResult[];
   harnessErrors: string[];
@@ -64,7 +85,8 @@ function usage(message: string): never {
   console.error(`tests/wpt/run.ts: ${message}`);
   console.error(
     "usage: node tests/wpt/run.ts --runtime=node26|node22|node20|deno|bun --impl=ours|native " +
-      "[--filter=substring] [--timeout=ms] [--file-timeout=ms] [--verbose] [--json=path] [--expect-at-least=N] [--mod=path] [--jobs=N]",
+      "[--suite=streams|encoding|compression|all[,...]] [--filter=substring] [--timeout=ms] [--file-timeout=ms] " +
+      "[--verbose] [--json=path] [--expect-at-least=N|suite:N[,...]] [--mod=path] [--jobs=N]",
   );
   process.exit(2);
 }
@@ -84,7 +106,8 @@ function parseArgs(argv: string[]): Options {
     fileTimeout: 60_000,
     verbose: false,
     json: undefined,
-    expectAtLeast: undefined,
+    suites: [...SUITE_NAMES],
+    expectAtLeast: { total: undefined, perSuite: {} },
     jobs: 2,
     mod: undefined,
   };
@@ -121,11 +144,11 @@ function parseArgs(argv: string[]): Options {
         if (!value) usage("--json needs a path");
         options.json = resolve(value);
         break;
+      case "--suite":
+        options.suites = parseSuites(value);
+        break;
       case "--expect-at-least":
-        options.expectAtLeast = Number(value);
-        if (!Number.isInteger(options.expectAtLeast) || options.expectAtLeast < 0) {
-          usage("--expect-at-least needs a count");
-        }
+        parseFloors(value, options.expectAtLeast);
         break;
       case "--mod":
         if (!value) usage("--mod needs a path");
@@ -141,7 +164,43 @@ function parseArgs(argv: string[]): Options {
   if (!runtimeGiven) usage("--runtime is required");
   if (!implGiven) usage("--impl is required");
   if (options.mod !== undefined && options.impl !== "ours") usage("--mod only applies to --impl=ours");
+  for (const suite of Object.keys(options.expectAtLeast.perSuite) as Suite[]) {
+    if (!options.suites.includes(suite)) usage(`--expect-at-least names suite "${suite}", which --suite does not run`);
+  }
   return options;
+}
+
+/** `all`, one suite, or a comma list of suites. */
+function parseSuites(value: string): Suite[] {
+  if (value === "all") return [...SUITE_NAMES];
+  const suites: Suite[] = [];
+  for (const name of value.split(",").map((s) => s.trim())) {
+    if (!(SUITE_NAMES as string[]).includes(name)) {
+      usage(`unknown suite "${name}" (streams, encoding, compression or all)`);
+    }
+    if (!suites.includes(name as Suite)) suites.push(name as Suite);
+  }
+  if (suites.length === 0) usage("--suite needs a suite name");
+  return suites;
+}
+
+/** `N` (a floor on the total) or `suite:N[,suite:N...]` (a floor per suite). */
+function parseFloors(value: string, floors: Options["expectAtLeast"]): void {
+  const count = (text: string): number => {
+    const n = Number(text);
+    if (text.trim() === "" || !Number.isInteger(n) || n < 0) usage(`--expect-at-least needs a count, got "${text}"`);
+    return n;
+  };
+  for (const part of value.split(",").map((s) => s.trim())) {
+    const colon = part.indexOf(":");
+    if (colon === -1) {
+      floors.total = count(part);
+      continue;
+    }
+    const suite = part.slice(0, colon);
+    if (!(SUITE_NAMES as string[]).includes(suite)) usage(`--expect-at-least: unknown suite "${suite}"`);
+    floors.perSuite[suite as Suite] = count(part.slice(colon + 1));
+  }
 }
 
 /** The command that runs child.js on a runtime, and the module --impl=ours loads there. */
@@ -206,7 +265,8 @@ function isLong(file: string): boolean {
 }
 
 interface ChildMessage {
-  e: "start" | "reg" | "res" | "herr" | "done" | "fatal";
+  e: "start" | "codecs" | "reg" | "res" | "herr" | "done" | "fatal";
+  codecs?: Record<string, string>;
   i?: number;
   n?: string;
   s?: number;
@@ -215,14 +275,15 @@ interface ChildMessage {
 }
 
 function runFile(
-  file: string,
-  rel: string,
+  item: { file: string; rel: string; suite: Suite },
   options: Options,
   command: { bin: string; args: string[] },
   modUrl: string,
   wptDir: string,
   onStart: (runtime: string) => void,
+  onCodecs: (codecs: Record<string, string>) => void,
 ): Promise<FileResult> {
+  const { file, rel, suite } = item;
   const started = performance.now();
   const fileTimeout = isLong(file) ? options.fileTimeout * 2 : options.fileTimeout;
   const config = {
@@ -257,6 +318,9 @@ function runFile(
       switch (message.e) {
         case "start":
           onStart(message.runtime ?? "unknown");
+          break;
+        case "codecs":
+          if (message.codecs !== undefined) onCodecs(message.codecs);
           break;
         case "reg":
           if (message.i !== undefined) names.set(message.i, message.n ?? "");
@@ -316,7 +380,7 @@ function runFile(
       for (const [index, name] of [...names.entries()].sort((a, b) => a[0] - b[0])) {
         tests.push(results.get(index) ?? { name, status: "NOTRUN", message: problem ?? "no result" });
       }
-      resolvePromise({ file: rel, tests, harnessErrors, problem, ms: performance.now() - started });
+      resolvePromise({ file: rel, suite, tests, harnessErrors, problem, ms: performance.now() - started });
     };
     child.on("error", (error) => finish(`cannot start ${command.bin}: ${error.message}`));
     child.on("close", (code, signal) => {
@@ -349,10 +413,14 @@ async function main(): Promise<void> {
     return;
   }
   const wptDir = resolve(wptEnv);
-  const streamsDir = join(wptDir, "streams");
-  if (!existsSync(streamsDir)) {
-    console.error(`tests/wpt/run.ts: WPT_DIR=${wptEnv} has no streams/ directory`);
-    process.exit(1);
+  for (const suite of options.suites) {
+    if (!existsSync(join(wptDir, SUITES[suite]))) {
+      console.error(
+        `tests/wpt/run.ts: WPT_DIR=${wptEnv} has no ${SUITES[suite]}/ directory (suite ${suite}); ` +
+          "fetch the files of tests/wpt/MANIFEST.txt (npm run wpt:fetch) and check the folder with tests/wpt/check-dir.ts",
+      );
+      process.exit(1);
+    }
   }
 
   const command = runtimeCommand(options.runtime);
@@ -370,7 +438,13 @@ async function main(): Promise<void> {
   }
   const modUrl = pathToFileURL(command.mod).href;
 
-  const all = listTests(streamsDir).map((file) => ({ file, rel: relative(wptDir, file).split(sep).join("/") }));
+  const all = options.suites.flatMap((suite) =>
+    listTests(join(wptDir, SUITES[suite])).map((file) => ({
+      file,
+      rel: relative(wptDir, file).split(sep).join("/"),
+      suite,
+    }))
+  );
   const selected = options.filter === undefined ? all : all.filter(({ rel }) => rel.includes(options.filter ?? ""));
   if (selected.length === 0) {
     console.error(`tests/wpt/run.ts: no test file matches --filter=${options.filter ?? ""}`);
@@ -384,8 +458,14 @@ async function main(): Promise<void> {
     announced = true;
     runtimeLabel = `${options.runtime} (${label})`;
   };
+  let codecs: Record<string, string> | undefined;
+  const reportCodecs = (reported: Record<string, string>) => {
+    if (codecs !== undefined) return;
+    codecs = reported;
+    console.log(`codecs: ${describeCodecs(reported, options.impl)}`);
+  };
   console.log(
-    `WPT streams: runtime=${options.runtime} impl=${options.impl}${
+    `WPT ${options.suites.join(", ")}: runtime=${options.runtime} impl=${options.impl}${
       options.impl === "ours" ? ` (${relative(ROOT, command.mod)})` : ""
     } ` +
       `files=${selected.length} WPT_DIR=${wptDir}`,
@@ -409,9 +489,9 @@ async function main(): Promise<void> {
       if (item === undefined) break;
       const reason = skipReason(item.file, wptDir);
       if (reason !== undefined) {
-        results[index] = { file: item.rel, skipped: reason, tests: [], harnessErrors: [], ms: 0 };
+        results[index] = { file: item.rel, suite: item.suite, skipped: reason, tests: [], harnessErrors: [], ms: 0 };
       } else {
-        results[index] = await runFile(item.file, item.rel, options, command, modUrl, wptDir, announce);
+        results[index] = await runFile(item, options, command, modUrl, wptDir, announce, reportCodecs);
       }
       printReady();
     }
@@ -419,31 +499,42 @@ async function main(): Promise<void> {
   await Promise.all(Array.from({ length: Math.min(options.jobs, selected.length) }, worker));
 
   const finished = results.filter((r): r is FileResult => r !== undefined);
-  let passed = 0;
-  let failed = 0;
-  let skippedFiles = 0;
-  let brokenFiles = 0;
-  for (const r of finished) {
-    if (r.skipped !== undefined) skippedFiles++;
-    if (r.problem !== undefined) brokenFiles++;
-    for (const t of r.tests) {
-      if (t.status === "PASS") passed++;
-      else failed++;
+  const tally = (files: FileResult[]) => {
+    const t = { passed: 0, failed: 0, run: 0, skipped: 0, broken: 0 };
+    for (const r of files) {
+      if (r.skipped !== undefined) t.skipped++;
+      else t.run++;
+      if (r.problem !== undefined) t.broken++;
+      for (const test of r.tests) {
+        if (test.status === "PASS") t.passed++;
+        else t.failed++;
+      }
+      // A file that died without reporting any test still counts as one failure.
+      if (r.problem !== undefined && r.tests.length === 0) t.failed++;
     }
-    // A file that died without reporting any test still counts as one failure.
-    if (r.problem !== undefined && r.tests.length === 0) failed++;
-  }
+    return t;
+  };
+  const total = tally(finished);
+  const perSuite = new Map(options.suites.map((suite) => [suite, tally(finished.filter((r) => r.suite === suite))]));
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(
-    `\n${runtimeLabel}, impl=${options.impl}: ${finished.length - skippedFiles} files run, ${skippedFiles} skipped` +
-      `${brokenFiles ? `, ${brokenFiles} did not finish normally` : ""}, ${seconds}s`,
+    `\n${runtimeLabel}, impl=${options.impl}: ${total.run} files run, ${total.skipped} skipped` +
+      `${total.broken ? `, ${total.broken} did not finish normally` : ""}, ${seconds}s`,
   );
+  if (codecs !== undefined) console.log(`codecs: ${describeCodecs(codecs, options.impl)}`);
+  for (const [suite, t] of perSuite) {
+    console.log(
+      `suite ${suite}: ${t.passed} passed, ${t.failed} failed (${t.run} files run, ${t.skipped} skipped` +
+        `${t.broken ? `, ${t.broken} did not finish normally` : ""})`,
+    );
+  }
 
   if (options.json !== undefined) {
     mkdirSync(dirname(options.json), { recursive: true });
     const files: Record<string, unknown> = {};
     for (const r of finished) {
       files[r.file] = {
+        suite: r.suite,
         skipped: r.skipped ?? null,
         problem: r.problem ?? null,
         harnessErrors: r.harnessErrors,
@@ -453,19 +544,51 @@ async function main(): Promise<void> {
         tests: r.tests,
       };
     }
+    const suites: Record<string, { passed: number; failed: number }> = {};
+    for (const [suite, t] of perSuite) suites[suite] = { passed: t.passed, failed: t.failed };
     writeFileSync(
       options.json,
-      JSON.stringify({ runtime: options.runtime, runtimeLabel, impl: options.impl, passed, failed, files }, null, 2) +
-        "\n",
+      JSON.stringify(
+        {
+          runtime: options.runtime,
+          runtimeLabel,
+          impl: options.impl,
+          codecs: codecs ?? null,
+          passed: total.passed,
+          failed: total.failed,
+          suites,
+          files,
+        },
+        null,
+        2,
+      ) + "\n",
     );
     console.log(`results written to ${options.json}`);
   }
 
-  console.log(`${passed} passed, ${failed} failed`);
-  if (options.expectAtLeast !== undefined && passed < options.expectAtLeast) {
-    console.error(`expected at least ${options.expectAtLeast} passing tests, got ${passed}`);
-    process.exitCode = 1;
+  const short: string[] = [];
+  const floors = options.expectAtLeast;
+  if (floors.total !== undefined && total.passed < floors.total) {
+    short.push(`expected at least ${floors.total} passing tests in total, got ${total.passed}`);
   }
+  for (const [suite, floor] of Object.entries(floors.perSuite) as [Suite, number][]) {
+    const got = perSuite.get(suite)?.passed ?? 0;
+    if (got < floor) short.push(`suite ${suite}: expected at least ${floor} passing tests, got ${got}`);
+  }
+  for (const line of short) console.error(line);
+  if (short.length > 0) process.exitCode = 1;
+  console.log(`${total.passed} passed, ${total.failed} failed`);
+}
+
+/** "TextEncoderStream=ours, ..." plus where each comes from. */
+function describeCodecs(codecs: Record<string, string>, impl: Impl): string {
+  const parts = CODEC_NAMES.map((name) => `${name}=${codecs[name] ?? "missing"}`);
+  const note = impl === "native"
+    ? "the runtime's own"
+    : CODEC_NAMES.every((name) => codecs[name] === "ours")
+    ? "all from the module under test"
+    : "ours where the module under test exports the class, else the runtime's own (native)";
+  return `${parts.join(", ")} (${note})`;
 }
 
 function printFile(r: FileResult, verbose: boolean): void {

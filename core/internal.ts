@@ -25,3 +25,7 @@ export { collectBytes, type CollectedBytes } from "./consumers/collect.ts";
 export { ReadableStreamTeeInPlace } from "./readable/readable-stream.ts";
 // How a bad value is named in error messages.
 export { describeValue } from "./shared/describe.ts";
+// What the runtimes' own code asks of a web stream (node:stream's `finished()` and `addAbortSignal()`, on
+// Node.js and in Deno's node compatibility layer; Deno's internal stream operations).
+export { whenWritableStreamSettles } from "./stream-state.ts";
+export { cancelReadableStream, errorStream } from "./stream-control.ts";

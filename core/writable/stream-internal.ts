@@ -110,6 +110,8 @@ const signalGetter = Object.getOwnPropertyDescriptor(NativeAbortController.proto
  * write() argument list, and a size() strategy's algorithm and chunk sizes.
  */
 export class WritableStreamExtras {
+  /** Called once when the stream closes or errors (core/stream-state.ts, for runtime adapters). */
+  onSettled: (() => void) | undefined = undefined;
   pendingAbortRequest: PendingAbortRequest | undefined = undefined;
   abortController: AbortController | undefined = undefined;
   abortReason: unknown = undefined;
@@ -348,6 +350,7 @@ function WritableStreamFinishInFlightClose(stream: WritableStreamInternal): void
     }
   }
   stream.state = CLOSED;
+  if (stream.ext?.onSettled !== undefined) WritableStreamNotifySettled(stream);
   const writer = stream.writer;
   if (writer !== undefined) writer.closed?.resolve(); // an owner has nothing to do on fulfillment
 }
@@ -377,6 +380,7 @@ function WritableStreamHasOperationMarkedInFlight(stream: WritableStreamInternal
 
 /** WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream). */
 function WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream: WritableStreamInternal): void {
+  if (stream.ext?.onSettled !== undefined) WritableStreamNotifySettled(stream);
   if (stream.closeRequest !== undefined) {
     stream.closeRequest.reject(stream.storedError);
     stream.closeRequest = undefined;
@@ -386,6 +390,14 @@ function WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream: WritableStrea
   const closed = writer.closed;
   if (closed !== undefined) closed.reject(stream.storedError, true);
   else writer.owner!.writerErrored(stream.storedError);
+}
+
+/** Runs (once) what core/stream-state.ts registered for the stream's end. Not a spec operation. */
+function WritableStreamNotifySettled(stream: WritableStreamInternal): void {
+  const ext = stream.ext!;
+  const cb = ext.onSettled!;
+  ext.onSettled = undefined;
+  cb();
 }
 
 /** WritableStreamUpdateBackpressure(stream, backpressure). */

@@ -27,5 +27,5 @@ export { ReadableStreamTeeInPlace } from "./readable/readable-stream.ts";
 export { describeValue } from "./shared/describe.ts";
 // What the runtimes' own code asks of a web stream (node:stream's `finished()` and `addAbortSignal()`, on
 // Node.js and in Deno's node compatibility layer; Deno's internal stream operations).
-export { whenWritableStreamSettles } from "./stream-state.ts";
+export { isReadableByteStream, whenWritableStreamSettles } from "./stream-state.ts";
 export { cancelReadableStream, errorStream } from "./stream-control.ts";

@@ -122,3 +122,11 @@ export function whenWritableStreamSettles(x: unknown, onClosed: () => void, onEr
   }
   return true;
 }
+
+/**
+ * Whether `x` is a fusestreams readable byte stream (made with `type: "bytes"`: BYOB readers work); undefined
+ * when `x` is not a fusestreams ReadableStream.
+ */
+export function isReadableByteStream(x: unknown): boolean | undefined {
+  return readableStreamInternalOrUndefined(x)?.isByte;
+}

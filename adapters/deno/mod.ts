@@ -19,6 +19,7 @@ import { batchedBody } from "../kit/batched-body-bridge.ts";
 import { collectByBatches, patchBodyConsumers } from "../kit/body-consumers.ts";
 import { shellHooks } from "../kit/native-shells.ts";
 import { patchNodeStreamProtocol } from "../kit/node-stream-protocol.ts";
+import { patchInspect } from "./inspect.ts";
 import { patchInternalSlots } from "./internal-slots.ts";
 import { aroundIterableBody, patchBodyStreams } from "./native-global.ts";
 import { openResourceReader } from "./resource-reader.ts";
@@ -47,6 +48,7 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
   after: [
     { name: "deno-body-streams", run: patchBodyStreams },
     { name: "deno-internal-slots", run: patchInternalSlots },
+    { name: "deno-inspect", run: patchInspect },
     { name: "deno-consumers", run: (tx) => patchBodyConsumers(tx, collectByBatches) },
     { name: "deno-resource-reads", run: (tx) => tx.defineValue(shellHooks, "openReader", openResourceReader) },
   ],

@@ -389,4 +389,47 @@ denoTest("node:fs/promises FileHandle.readableWebStream(), then close(): unread,
   }
 });
 
+// ---- how Deno shows streams
+
+denoTest("Deno.inspect shows every stream class as Deno shows its own (state, locks, desired sizes)", async () => {
+  const inspect = (Deno as unknown as { inspect(v: unknown): string }).inspect;
+  const controllers = async () => {
+    const out: Record<string, unknown> = {};
+    new ReadableStream({ start: (c) => void (out["default controller"] = c) });
+    new ReadableStream({ type: "bytes", start: (c) => void (out["byte controller"] = c) });
+    new WritableStream({ start: (c) => void (out["writable controller"] = c) });
+    new TransformStream({ start: (c) => void (out["transform controller"] = c) });
+    await Promise.resolve();
+    return out;
+  };
+  const shown = async () => {
+    const locked = new ReadableStream();
+    locked.getReader();
+    const values: Record<string, unknown> = {
+      "readable": new ReadableStream(),
+      "byte stream": new ReadableStream({ type: "bytes" }),
+      "locked": locked,
+      "closed": new ReadableStream({ start: (c) => c.close() }),
+      "errored": new ReadableStream({ start: (c) => c.error(new Error("x")) }),
+      "writable": new WritableStream(),
+      "transform": new TransformStream(),
+      "reader": new ReadableStream().getReader(),
+      "BYOB reader": new ReadableStream({ type: "bytes" }).getReader({ mode: "byob" }),
+      "writer": new WritableStream().getWriter(),
+      "strategies": [
+        new ByteLengthQueuingStrategy({ highWaterMark: 2 }),
+        new CountQueuingStrategy({ highWaterMark: 3 }),
+      ],
+      ...(await controllers()),
+    };
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(values)) out[name] = inspect(value);
+    return out;
+  };
+  const plain = await shown();
+  assert.is(plain["byte stream"], 'ReadableStream { locked: false, state: "readable", supportsBYOB: true }');
+  deno.patchGlobalWebStreams();
+  assert.equal(await shown(), plain);
+});
+
 test.run();

@@ -392,7 +392,7 @@ denoTest("node:fs/promises FileHandle.readableWebStream(), then close(): unread,
 // ---- how Deno shows streams
 
 denoTest("Deno.inspect shows every stream class as Deno shows its own (state, locks, desired sizes)", async () => {
-  const inspect = (Deno as unknown as { inspect(v: unknown): string }).inspect;
+  const inspect = (globalThis as unknown as { Deno: { inspect(v: unknown): string } }).Deno.inspect;
   const controllers = async () => {
     const out: Record<string, unknown> = {};
     new ReadableStream({ start: (c) => void (out["default controller"] = c) });

@@ -28,4 +28,4 @@ export { describeValue } from "./shared/describe.ts";
 // What the runtimes' own code asks of a web stream (node:stream's `finished()` and `addAbortSignal()`, on
 // Node.js and in Deno's node compatibility layer; Deno's internal stream operations).
 export { isReadableByteStream, whenWritableStreamSettles } from "./stream-state.ts";
-export { cancelReadableStream, errorStream } from "./stream-control.ts";
+export { abortWritableStream, cancelReadableStream, closeWritableStream, errorStream } from "./stream-control.ts";

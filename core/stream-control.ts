@@ -3,7 +3,8 @@
  * standard), as a runtime's own code does with its native streams: node:stream's `addAbortSignal()` errors
  * a web stream through the function registered under `Symbol.for("nodejs.webstream.controllerErrorFunction")`,
  * and Deno's `FileHandle` cancels the stream `readableWebStream()` gave out when the file is closed, readers
- * or not. Reached through core/internal.ts only.
+ * or not (Deno's `WebSocketStream` closes its writable side so when the socket closes). Reached through
+ * core/internal.ts only.
  * @module
  */
 import { ReadableByteStreamControllerError } from "./readable/byte-controller.ts";
@@ -14,7 +15,13 @@ import { readableStreamInternalOrUndefined } from "./readable/brand.ts";
 import { ReadableStreamCancel } from "./readable/stream-internal.ts";
 import { errorTransformStream } from "./transform/transform-stream.ts";
 import { writableStreamInternalOrUndefined } from "./writable/brand.ts";
-import { WritableStreamDefaultControllerErrorIfNeeded } from "./writable/stream-internal.ts";
+import {
+  WritableStreamAbort,
+  WritableStreamClose,
+  WritableStreamCloseQueuedOrInFlight,
+  WritableStreamDefaultControllerErrorIfNeeded,
+} from "./writable/stream-internal.ts";
+import { PromiseResolve } from "./shared/promise.ts";
 
 /**
  * Errors `x` with `e` as its controller would, and returns true: a ReadableStream through
@@ -46,4 +53,25 @@ export function errorStream(x: unknown, e: unknown): boolean {
 export function cancelReadableStream(x: unknown, reason: unknown): Promise<undefined> | undefined {
   const readable = readableStreamInternalOrUndefined(x);
   return readable === undefined ? undefined : ReadableStreamCancel(readable, reason);
+}
+
+/**
+ * WritableStreamClose(x) on the fusestreams WritableStream `x` whether or not it is locked (a close already
+ * requested is not requested again: the result is then fulfilled); undefined, changing nothing, when `x` is
+ * not one.
+ */
+export function closeWritableStream(x: unknown): Promise<undefined> | undefined {
+  const writable = writableStreamInternalOrUndefined(x);
+  if (writable === undefined) return undefined;
+  if (WritableStreamCloseQueuedOrInFlight(writable)) return PromiseResolve(undefined);
+  return WritableStreamClose(writable);
+}
+
+/**
+ * WritableStreamAbort(x, reason) on the fusestreams WritableStream `x` whether or not it is locked; undefined,
+ * changing nothing, when `x` is not one.
+ */
+export function abortWritableStream(x: unknown, reason: unknown): Promise<undefined> | undefined {
+  const writable = writableStreamInternalOrUndefined(x);
+  return writable === undefined ? undefined : WritableStreamAbort(writable, reason);
 }

@@ -389,6 +389,58 @@ denoTest("node:fs/promises FileHandle.readableWebStream(), then close(): unread,
   }
 });
 
+denoTest(
+  "WebSocketStream (--unstable-net, in a child process): its writable side closes when the socket closes",
+  async () => {
+    const D = (globalThis as unknown as {
+      Deno: {
+        execPath(): string;
+        Command: new (cmd: string, o: { args: string[]; stdout: "piped"; stderr: "piped" }) => {
+          output(): Promise<{ code: number; stdout: Uint8Array; stderr: Uint8Array }>;
+        };
+      };
+    }).Deno;
+    const adapterUrl = new URL("../../adapters/deno/mod.ts", import.meta.url).href;
+    const program = (patch: boolean) => `
+    import { patchGlobalWebStreams } from ${JSON.stringify(adapterUrl)};
+    if (${patch}) patchGlobalWebStreams();
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+      const { socket, response } = Deno.upgradeWebSocket(req);
+      socket.onmessage = (e) => { socket.send("echo " + e.data); socket.close(1000, "bye"); };
+      return response;
+    });
+    const ws = new WebSocketStream("ws://127.0.0.1:" + server.addr.port + "/");
+    const { readable, writable } = await ws.opened;
+    const writer = writable.getWriter();
+    await writer.write("hi");
+    const reader = readable.getReader();
+    const out = [await reader.read(), await reader.read(), await ws.closed];
+    out.push(await Promise.race([
+      writer.closed.then(() => "writer closed", (e) => "writer errored: " + e),
+      new Promise((r) => setTimeout(() => r("writer still open after 500 ms"), 500)),
+    ]));
+    await server.shutdown();
+    console.log(JSON.stringify(out));`;
+    const run = async (patch: boolean) => {
+      const { code, stdout, stderr } = await new D.Command(D.execPath(), {
+        args: ["eval", "--unstable-net", program(patch)],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.is(code, 0, dec.decode(stderr));
+      return JSON.parse(dec.decode(stdout));
+    };
+    const plain = await run(false);
+    assert.equal(plain, [
+      { value: "echo hi", done: false },
+      { done: true },
+      { closeCode: 1000, reason: "bye" },
+      "writer closed",
+    ]);
+    assert.equal(await run(true), plain);
+  },
+);
+
 // ---- how Deno shows streams
 
 denoTest("Deno.inspect shows every stream class as Deno shows its own (state, locks, desired sizes)", async () => {

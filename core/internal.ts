@@ -25,7 +25,15 @@ export { collectBytes, type CollectedBytes } from "./consumers/collect.ts";
 export { ReadableStreamTeeInPlace } from "./readable/readable-stream.ts";
 // How a bad value is named in error messages.
 export { describeValue } from "./shared/describe.ts";
-// What the runtimes' own code asks of a web stream (node:stream's `finished()` and `addAbortSignal()`, on
-// Node.js and in Deno's node compatibility layer; Deno's internal stream operations).
-export { isReadableByteStream, whenWritableStreamSettles } from "./stream-state.ts";
-export { abortWritableStream, cancelReadableStream, closeWritableStream, errorStream } from "./stream-control.ts";
+// A WritableStream's end, and erroring a stream as its controller would (node:stream's finished() and
+// addAbortSignal() on our streams).
+export { whenWritableStreamSettles } from "./stream-state.ts";
+export { errorReadableStream, type ErrorReadableStreamOptions, errorWritableStream } from "./stream-error.ts";
+// A runtime's own code acting on a stream from outside its reader or writer (Deno's stand-ins).
+export {
+  abortWritableStream,
+  cancelReadableStream,
+  closeWritableStream,
+  errorTransformStream,
+  isReadableByteStream,
+} from "./stream-control.ts";

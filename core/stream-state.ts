@@ -95,19 +95,19 @@ export function whenReadableStreamSettles(x: unknown, onClosed: () => void, onEr
 
 /**
  * Calls `onClosed` or `onErrored` (with the stored error) once, in a microtask after the WritableStream `x`
- * closes (its close completed) or errors (when its writer's `closed` would reject: after an abort's
- * `abort()` algorithm settled), however it is written to, or at once if it already has. Returns false,
- * registering nothing, when `x` is not a fusestreams WritableStream.
+ * closes or errors however it is written to (writer, pipe, abort): where a writer's `closed` promise would
+ * settle (an erroring stream is errored once its sink's abort() has settled), or at once if it already has.
+ * Returns false, registering nothing, when `x` is not a fusestreams WritableStream.
  */
 export function whenWritableStreamSettles(x: unknown, onClosed: () => void, onErrored: (e: unknown) => void): boolean {
   const s = writableStreamInternalOrUndefined(x);
   if (s === undefined) return false;
   const report = (): void => {
-    if (s.state === W_CLOSED) {
-      queueMicrotask(onClosed);
-    } else {
+    if (s.state === W_ERRORED) {
       const e = s.storedError;
       queueMicrotask(() => onErrored(e));
+    } else {
+      queueMicrotask(onClosed);
     }
   };
   if (s.state !== W_CLOSED && s.state !== W_ERRORED) {
@@ -121,12 +121,4 @@ export function whenWritableStreamSettles(x: unknown, onClosed: () => void, onEr
     report();
   }
   return true;
-}
-
-/**
- * Whether `x` is a fusestreams readable byte stream (made with `type: "bytes"`: BYOB readers work); undefined
- * when `x` is not a fusestreams ReadableStream.
- */
-export function isReadableByteStream(x: unknown): boolean | undefined {
-  return readableStreamInternalOrUndefined(x)?.isByte;
 }

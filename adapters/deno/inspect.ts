@@ -6,7 +6,8 @@
  * reads Deno's internal slots); without this step Deno shows every stream of ours as `ReadableStream {}`.
  * @module
  */
-import * as api from "../../core/internal.ts";
+import * as api from "../../mod.ts";
+import { isReadableByteStream } from "../kit/stream-control.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
 
 /** Deno's documented custom-inspect symbol: `[Symbol.for("Deno.customInspect")](inspect, options)`. */
@@ -33,7 +34,7 @@ const FIELDS: Readonly<Record<string, readonly string[]>> = {
 /** The value of `field` of `self` as Deno shows it; a ReadableStream's `state` and `supportsBYOB` from the core. */
 function fieldOf(self: object, field: string): unknown {
   if (field === "state") return api.readableStreamState(self)?.state;
-  if (field === "supportsBYOB") return api.isReadableByteStream(self);
+  if (field === "supportsBYOB") return isReadableByteStream(self);
   return (self as Record<string, unknown>)[field];
 }
 

@@ -16,7 +16,8 @@
  * that stands for ours; our own code never reads these slots.
  * @module
  */
-import * as api from "../../core/internal.ts";
+import * as api from "../../mod.ts";
+import { abortWritableStream, cancelReadableStream, closeWritableStream } from "../kit/stream-control.ts";
 import { Native, noop } from "../kit/natives.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
 
@@ -65,7 +66,7 @@ function readableStandIn(ours: api.ReadableStream<unknown>): Slots {
       if (result.done) controller.close();
       else controller.enqueue(result.value);
     },
-    cancel: (reason) => handled(api.cancelReadableStream(ours, reason)),
+    cancel: (reason) => handled(cancelReadableStream(ours, reason)),
   }, { highWaterMark: 0 }) as unknown as Slots;
 }
 
@@ -77,8 +78,8 @@ function writableStandIn(ours: api.WritableStream<unknown>): Slots {
       writer ??= ours.getWriter();
       return writer.write(chunk);
     },
-    close: () => handled(api.closeWritableStream(ours)),
-    abort: (reason) => handled(api.abortWritableStream(ours, reason)),
+    close: () => handled(closeWritableStream(ours)),
+    abort: (reason) => handled(abortWritableStream(ours, reason)),
   }, { highWaterMark: 1 }) as unknown as Slots;
 }
 

@@ -18,9 +18,10 @@ import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { batchedBody } from "../kit/batched-body-bridge.ts";
 import { collectByBatches, patchBodyConsumers } from "../kit/body-consumers.ts";
 import { shellHooks } from "../kit/native-shells.ts";
-import { patchNodeStreamProtocol } from "../kit/node-stream-protocol.ts";
+import { patchNodeStreamSymbols } from "../kit/node-stream-symbols.ts";
 import { patchInspect } from "./inspect.ts";
 import { patchInternalSlots } from "./internal-slots.ts";
+import { patchDenoControllerErrors } from "./node-stream.ts";
 import { aroundIterableBody, patchBodyStreams } from "./native-global.ts";
 import { openResourceReader } from "./resource-reader.ts";
 
@@ -44,7 +45,10 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
   detect: onDeno,
   bodyBridge: batchedBody,
   aroundBodyInit: aroundIterableBody,
-  before: [{ name: "node:stream protocol", run: patchNodeStreamProtocol }],
+  before: [
+    { name: "deno node:stream errors", run: patchDenoControllerErrors },
+    { name: "node:stream symbols", run: patchNodeStreamSymbols },
+  ],
   after: [
     { name: "deno-body-streams", run: patchBodyStreams },
     { name: "deno-internal-slots", run: patchInternalSlots },

@@ -395,7 +395,7 @@ function TransformStreamError(stream: TransformStreamInternal, e: unknown): void
 
 /**
  * Errors the fusestreams TransformStream `x` with `e` (TransformStreamError: both sides) and returns true;
- * returns false, changing nothing, when `x` is not one. Not a spec operation: for core/stream-error.ts.
+ * returns false, changing nothing, when `x` is not one. Not a spec operation: for core/stream-control.ts.
  */
 export function errorTransformStream(x: unknown, e: unknown): boolean {
   const stream = getStream(x);

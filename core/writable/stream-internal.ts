@@ -110,8 +110,6 @@ const signalGetter = Object.getOwnPropertyDescriptor(NativeAbortController.proto
  * write() argument list, and a size() strategy's algorithm and chunk sizes.
  */
 export class WritableStreamExtras {
-  /** Called once when the stream closes or errors (core/stream-state.ts, for runtime adapters). */
-  onSettled: (() => void) | undefined = undefined;
   pendingAbortRequest: PendingAbortRequest | undefined = undefined;
   abortController: AbortController | undefined = undefined;
   abortReason: unknown = undefined;
@@ -122,6 +120,8 @@ export class WritableStreamExtras {
   strategySizeAlgorithm: SizeAlgorithm | undefined = undefined;
   /** The sizes of the queued chunks, kept once a chunk was written with a size() strategy. */
   sizes: RingQueue<number> | undefined = undefined;
+  /** Called once when the stream closes or errors (core/stream-state.ts, for runtime adapters). */
+  onSettled: (() => void) | undefined = undefined;
 }
 
 /** The [[queue]] of every writable stream that has not queued anything yet (FP-LAZY); never pushed to. */
@@ -380,11 +380,11 @@ function WritableStreamHasOperationMarkedInFlight(stream: WritableStreamInternal
 
 /** WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream). */
 function WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream: WritableStreamInternal): void {
-  if (stream.ext?.onSettled !== undefined) WritableStreamNotifySettled(stream);
   if (stream.closeRequest !== undefined) {
     stream.closeRequest.reject(stream.storedError);
     stream.closeRequest = undefined;
   }
+  if (stream.ext?.onSettled !== undefined) WritableStreamNotifySettled(stream);
   const writer = stream.writer;
   if (writer === undefined) return;
   const closed = writer.closed;
@@ -392,7 +392,10 @@ function WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream: WritableStrea
   else writer.owner!.writerErrored(stream.storedError);
 }
 
-/** Runs (once) what core/stream-state.ts registered for the stream's end. Not a spec operation. */
+/**
+ * Runs (once) what core/stream-state.ts registered for the stream's end: where a writer's [[closedPromise]]
+ * would settle. Not a spec operation.
+ */
 function WritableStreamNotifySettled(stream: WritableStreamInternal): void {
   const ext = stream.ext!;
   const cb = ext.onSettled!;

@@ -19,7 +19,8 @@ import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as deno from "../../adapters/deno/mod.ts";
-import { bounded, currentRuntime } from "./runtime-adapter-suite.ts";
+import { bounded, currentRuntime } from "../shared/contract-suite.ts";
+import { uvuRegistrar } from "./uvu-registrar.ts";
 
 const onDeno = currentRuntime === "Deno";
 const enc = new TextEncoder();
@@ -63,7 +64,10 @@ async function samePatched(cases: Record<string, () => unknown>, expected: Recor
 
 const denoTest = (name: string, fn: () => Promise<void>): void => {
   if (!onDeno) {
-    test.skip(`deno patch compat: ${name} (Deno only)`, () => undefined);
+    uvuRegistrar.skip(
+      `deno patch compat: ${name}`,
+      "deno-patch-compat: Deno's own body and node:stream code, Deno only",
+    );
     return;
   }
   test(`deno patch compat: ${name}`, async () => {

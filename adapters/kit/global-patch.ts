@@ -165,9 +165,24 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
  */
 export function replaceClasses(tx: PatchTransaction): void {
   const g = global();
-  const ours = api as unknown as Record<ClassName, AnyClass>;
+  // Named one by one, not read off the namespace object: a bundler then keeps only what is used of it.
+  const ours: Record<ClassName, unknown> = {
+    ReadableStream: api.ReadableStream,
+    ReadableStreamDefaultReader: api.ReadableStreamDefaultReader,
+    ReadableStreamBYOBReader: api.ReadableStreamBYOBReader,
+    ReadableStreamBYOBRequest: api.ReadableStreamBYOBRequest,
+    ReadableByteStreamController: api.ReadableByteStreamController,
+    ReadableStreamDefaultController: api.ReadableStreamDefaultController,
+    WritableStream: api.WritableStream,
+    WritableStreamDefaultWriter: api.WritableStreamDefaultWriter,
+    WritableStreamDefaultController: api.WritableStreamDefaultController,
+    TransformStream: api.TransformStream,
+    TransformStreamDefaultController: api.TransformStreamDefaultController,
+    ByteLengthQueuingStrategy: api.ByteLengthQueuingStrategy,
+    CountQueuingStrategy: api.CountQueuingStrategy,
+  };
   for (const name of CLASS_NAMES) {
-    const Ours = ours[name];
+    const Ours = ours[name] as AnyClass;
     // Recorded before it is read: some runtimes define these globals as accessors that replace themselves.
     tx.record(g, name);
     const NativeClass = g[name] as AnyClass | undefined;

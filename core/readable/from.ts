@@ -52,6 +52,8 @@ function GetIteratorFromMethod(obj: unknown, method: Callable, sync: boolean): I
   return { iterator, next: (iterator as { next: unknown }).next, sync };
 }
 
+const NOT_ITERABLE = "ReadableStream.from() requires an async iterable or iterable object";
+
 /**
  * Converts `V` to an IDL async_sequence (Web IDL: an object, its @@asyncIterator method, else its @@iterator
  * method) and opens it (GetIteratorFromMethod; a sync iterator is used through the async-from-sync steps).
@@ -59,17 +61,13 @@ function GetIteratorFromMethod(obj: unknown, method: Callable, sync: boolean): I
 function OpenAsyncSequence(V: unknown): IteratorRecord {
   if (!isObject(V)) {
     throw typeError(
-      typeof V === "string"
-        ? "ReadableStream.from() does not take a string: the standard takes an async iterable or iterable object " +
-          "(since 2026); use ReadableStream.from([text]) for one chunk, or ReadableStream.from([...text]) for one " +
-          "chunk per code point"
-        : "ReadableStream.from() requires an async iterable or iterable object",
+      typeof V === "string" ? "ReadableStream.from() takes no string since 2026: pass [text]" : NOT_ITERABLE,
     );
   }
   const method = GetMethod(V, SymbolAsyncIterator);
   if (method !== undefined) return GetIteratorFromMethod(V, method, false);
   const syncMethod = GetMethod(V, SymbolIterator);
-  if (syncMethod === undefined) throw typeError("ReadableStream.from() requires an async iterable or iterable object");
+  if (syncMethod === undefined) throw typeError(NOT_ITERABLE);
   return GetIteratorFromMethod(V, syncMethod, true);
 }
 
@@ -144,21 +142,6 @@ function asyncFromSyncReturn(iterator: object, value: unknown): Promise<unknown>
 class FromIterableSource implements SourceAlgorithms {
   readonly #record: IteratorRecord;
   stream!: DefaultControllerInternal;
-  /**
-   * FP-FROM-NEXT: the fulfillment steps of Web IDL's "get the next value" (check the result, take `done`, then
-   * `value`) and Streams §4.9.1 pull's reaction to that value (close or enqueue) run as one reaction, made
-   * once per stream; a thrown TypeError rejects the pull promise, which errors the stream at the job the
-   * standard's rejection reaction would.
-   */
-  readonly #onNext = (iterResult: unknown): void => {
-    if (!isObject(iterResult)) {
-      throw typeError("The promise returned by the iterator's next() must fulfill with an object");
-    }
-    const c = this.stream;
-    if ((iterResult as IteratorResult<unknown>).done) ReadableStreamDefaultControllerClose(c);
-    else ReadableStreamDefaultControllerEnqueue(c, (iterResult as IteratorResult<unknown>).value);
-  };
-
   constructor(record: IteratorRecord) {
     this.#record = record;
   }
@@ -178,7 +161,18 @@ class FromIterableSource implements SourceAlgorithms {
       }
       if (!isObject(nextResult)) return PromiseReject(typeError("The iterator's next() must return an object"));
     }
-    return PromisePrototypeThen(promiseResolvedWith(nextResult), this.#onNext);
+    // FP-FROM-NEXT: the fulfillment steps of Web IDL's "get the next value" (check the result, take `done`,
+    // then `value`) and Streams §4.9.1 pull's reaction to that value (close or enqueue) run as one reaction; a
+    // thrown TypeError rejects the pull promise, which errors the stream at the job the standard's rejection
+    // reaction would.
+    return PromisePrototypeThen(promiseResolvedWith(nextResult), (iterResult: unknown) => {
+      if (!isObject(iterResult)) {
+        throw typeError("The promise returned by the iterator's next() must fulfill with an object");
+      }
+      const c = this.stream;
+      if ((iterResult as IteratorResult<unknown>).done) ReadableStreamDefaultControllerClose(c);
+      else ReadableStreamDefaultControllerEnqueue(c, (iterResult as IteratorResult<unknown>).value);
+    });
   }
 
   cancel(reason: unknown): AlgorithmResult {

@@ -136,7 +136,7 @@ test("from: a string throws a TypeError saying what to pass instead; a String ob
   for (const text of ["abc", ""]) {
     const err = syncError(() => ReadableStream.from(text as never));
     assert.instance(err, TypeError, JSON.stringify(text));
-    assert.match((err as TypeError).message, "ReadableStream.from([text])");
+    assert.match((err as TypeError).message, "takes no string since 2026: pass [text]");
   }
   assert.equal(await readAll(ReadableStream.from(new String("ab") as never)), ["a", "b"]);
 });

@@ -38,3 +38,15 @@ export type { CodecMode } from "./compression/formats.ts";
 export { nativeCompressionClasses } from "./compression/native-classes.ts";
 // The default codec (the runtime's own streams in batches), for a factory that hands some streams to it.
 export { createNativeCodec } from "./compression/native-codec.ts";
+// A WritableStream's end, and erroring a stream as its controller would (node:stream's finished() and
+// addAbortSignal() on our streams).
+export { whenWritableStreamSettles } from "./stream-state.ts";
+export { errorReadableStream, type ErrorReadableStreamOptions, errorWritableStream } from "./stream-error.ts";
+// A runtime's own code acting on a stream from outside its reader or writer (Deno's stand-ins).
+export {
+  abortWritableStream,
+  cancelReadableStream,
+  closeWritableStream,
+  errorTransformStream,
+  isReadableByteStream,
+} from "./stream-control.ts";

@@ -9,7 +9,12 @@ import { queueMicrotask } from "./shared/primordials.ts";
 import { readableStreamInternalOrUndefined } from "./readable/brand.ts";
 import { CLOSED as R_CLOSED, ERRORED as R_ERRORED, ReadableStreamExtras } from "./readable/stream-internal.ts";
 import { writableStreamInternalOrUndefined } from "./writable/brand.ts";
-import { CLOSED as W_CLOSED, ERRORED as W_ERRORED, ERRORING as W_ERRORING } from "./writable/stream-internal.ts";
+import {
+  CLOSED as W_CLOSED,
+  ERRORED as W_ERRORED,
+  ERRORING as W_ERRORING,
+  WritableStreamExtras,
+} from "./writable/stream-internal.ts";
 
 /** A fusestreams ReadableStream's [[state]], [[disturbed]] and [[storedError]]. */
 export interface ReadableStreamStateView {
@@ -77,6 +82,36 @@ export function whenReadableStreamSettles(x: unknown, onClosed: () => void, onEr
   };
   if (s.state !== R_CLOSED && s.state !== R_ERRORED) {
     const ext = s.ext ??= new ReadableStreamExtras();
+    const previous = ext.onSettled;
+    ext.onSettled = previous === undefined ? report : () => {
+      previous();
+      report();
+    };
+  } else {
+    report();
+  }
+  return true;
+}
+
+/**
+ * Calls `onClosed` or `onErrored` (with the stored error) once, in a microtask after the WritableStream `x`
+ * closes or errors however it is written to (writer, pipe, abort): where a writer's `closed` promise would
+ * settle (an erroring stream is errored once its sink's abort() has settled), or at once if it already has.
+ * Returns false, registering nothing, when `x` is not a fusestreams WritableStream.
+ */
+export function whenWritableStreamSettles(x: unknown, onClosed: () => void, onErrored: (e: unknown) => void): boolean {
+  const s = writableStreamInternalOrUndefined(x);
+  if (s === undefined) return false;
+  const report = (): void => {
+    if (s.state === W_ERRORED) {
+      const e = s.storedError;
+      queueMicrotask(() => onErrored(e));
+    } else {
+      queueMicrotask(onClosed);
+    }
+  };
+  if (s.state !== W_CLOSED && s.state !== W_ERRORED) {
+    const ext = s.ext ??= new WritableStreamExtras();
     const previous = ext.onSettled;
     ext.onSettled = previous === undefined ? report : () => {
       previous();

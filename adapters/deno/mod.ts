@@ -18,7 +18,11 @@ import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { batchedBody } from "../kit/batched-body-bridge.ts";
 import { collectByBatches, patchBodyConsumers } from "../kit/body-consumers.ts";
 import { shellHooks } from "../kit/native-shells.ts";
-import { isNativeReadable, isOurReadable, Native } from "../kit/natives.ts";
+import { patchNodeStreamSymbols } from "../kit/node-stream-symbols.ts";
+import { patchInspect } from "./inspect.ts";
+import { patchInternalSlots } from "./internal-slots.ts";
+import { patchDenoControllerErrors } from "./node-stream.ts";
+import { aroundIterableBody, patchBodyStreams } from "./native-global.ts";
 import { openResourceReader } from "./resource-reader.ts";
 import process from "node:process";
 import { installZlibCodec } from "../kit/zlib-codec.ts";
@@ -51,33 +55,21 @@ function onDeno(): boolean {
   return typeof deno?.version?.deno === "string" && typeof ua === "string" && ua.startsWith("Deno/");
 }
 
-/**
- * Deno's body code makes a stream of an async-iterable body (a generator, a Node.js `Readable`) with the
- * global `ReadableStream.from` and then reads it with its own internals, which fail on ours ("Assertion
- * failed"): while `Response`, `Request` or `fetch` take such a body, the global is Deno's class again.
- */
-function withNativeGlobalForIterables<T>(body: unknown, call: () => T): T {
-  const iterable = typeof body === "object" && body !== null &&
-    typeof (body as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
-  if (!iterable || isOurReadable(body) || isNativeReadable(body)) return call();
-  const g = globalThis as { ReadableStream: unknown };
-  const ours = g.ReadableStream;
-  g.ReadableStream = Native.ReadableStream;
-  try {
-    return call();
-  } finally {
-    g.ReadableStream = ours;
-  }
-}
-
 /** The Deno adapter as one object, checked against the adapter contract. */
 export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
   runtime: "deno",
   displayName: "Deno",
   detect: onDeno,
   bodyBridge: batchedBody,
-  aroundBodyInit: withNativeGlobalForIterables,
+  aroundBodyInit: aroundIterableBody,
+  before: [
+    { name: "deno node:stream errors", run: patchDenoControllerErrors },
+    { name: "node:stream symbols", run: patchNodeStreamSymbols },
+  ],
   after: [
+    { name: "deno-body-streams", run: patchBodyStreams },
+    { name: "deno-internal-slots", run: patchInternalSlots },
+    { name: "deno-inspect", run: patchInspect },
     { name: "deno-consumers", run: (tx) => patchBodyConsumers(tx, collectByBatches) },
     { name: "deno-resource-reads", run: (tx) => tx.defineValue(shellHooks, "openReader", openResourceReader) },
   ],

@@ -170,14 +170,31 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
  */
 export function replaceClasses(tx: PatchTransaction): void {
   const g = global();
-  const ours = api as unknown as Record<ClassName, AnyClass>;
   // Our CompressionStream and DecompressionStream may drive the runtime's own: read them before they go (recorded
   // first: Node.js 20's lazy globals turn into plain values when read).
   tx.record(g, "CompressionStream");
   tx.record(g, "DecompressionStream");
   api.nativeCompressionClasses();
+  // Named one by one, not read off the namespace object: a bundler then keeps only what is used of it.
+  const ours: Record<ClassName, unknown> = {
+    ReadableStream: api.ReadableStream,
+    ReadableStreamDefaultReader: api.ReadableStreamDefaultReader,
+    ReadableStreamBYOBReader: api.ReadableStreamBYOBReader,
+    ReadableStreamBYOBRequest: api.ReadableStreamBYOBRequest,
+    ReadableByteStreamController: api.ReadableByteStreamController,
+    ReadableStreamDefaultController: api.ReadableStreamDefaultController,
+    WritableStream: api.WritableStream,
+    WritableStreamDefaultWriter: api.WritableStreamDefaultWriter,
+    WritableStreamDefaultController: api.WritableStreamDefaultController,
+    TransformStream: api.TransformStream,
+    TransformStreamDefaultController: api.TransformStreamDefaultController,
+    ByteLengthQueuingStrategy: api.ByteLengthQueuingStrategy,
+    CountQueuingStrategy: api.CountQueuingStrategy,
+    CompressionStream: api.CompressionStream,
+    DecompressionStream: api.DecompressionStream,
+  };
   for (const name of CLASS_NAMES) {
-    const Ours = ours[name];
+    const Ours = ours[name] as AnyClass;
     // Recorded before it is read: some runtimes define these globals as accessors that replace themselves.
     tx.record(g, name);
     const NativeClass = g[name] as AnyClass | undefined;

@@ -1,6 +1,9 @@
 /**
- * ReadableStreamFromIterable (Streams §4.9.1), with the async-from-sync iterator steps of ECMAScript
- * for sync iterables.
+ * ReadableStreamFromIterable (Streams §4.9.1) as the standard has it since July 2026 (whatwg/streams#1372): the
+ * argument is a Web IDL `async_sequence<any>` (Web IDL §3.2.x "Async sequences"), so it must be an object with
+ * an @@asyncIterator or @@iterator method (a string is a TypeError, no longer its code points); the stream
+ * opens it, gets each next value and closes it with Web IDL's async iterator operations, with the
+ * async-from-sync iterator steps of ECMAScript for sync iterables.
  * @module
  */
 import {
@@ -49,16 +52,23 @@ function GetIteratorFromMethod(obj: unknown, method: Callable, sync: boolean): I
   return { iterator, next: (iterator as { next: unknown }).next, sync };
 }
 
-/** GetIterator(obj, async). */
-function GetAsyncIterator(obj: unknown): IteratorRecord {
-  if (obj === undefined || obj === null) {
-    throw typeError("ReadableStream.from() requires an iterable or async iterable");
+const NOT_ITERABLE = "ReadableStream.from() requires an async iterable or iterable object";
+
+/**
+ * Converts `V` to an IDL async_sequence (Web IDL: an object, its @@asyncIterator method, else its @@iterator
+ * method) and opens it (GetIteratorFromMethod; a sync iterator is used through the async-from-sync steps).
+ */
+function OpenAsyncSequence(V: unknown): IteratorRecord {
+  if (!isObject(V)) {
+    throw typeError(
+      typeof V === "string" ? "ReadableStream.from() takes no string since 2026: pass [text]" : NOT_ITERABLE,
+    );
   }
-  const method = GetMethod(obj, SymbolAsyncIterator);
-  if (method !== undefined) return GetIteratorFromMethod(obj, method, false);
-  const syncMethod = GetMethod(obj, SymbolIterator);
-  if (syncMethod === undefined) throw typeError("ReadableStream.from() requires an iterable or async iterable");
-  return GetIteratorFromMethod(obj, syncMethod, true);
+  const method = GetMethod(V, SymbolAsyncIterator);
+  if (method !== undefined) return GetIteratorFromMethod(V, method, false);
+  const syncMethod = GetMethod(V, SymbolIterator);
+  if (syncMethod === undefined) throw typeError(NOT_ITERABLE);
+  return GetIteratorFromMethod(V, syncMethod, true);
 }
 
 function closeSyncIterator(iterator: object): void {
@@ -132,15 +142,14 @@ function asyncFromSyncReturn(iterator: object, value: unknown): Promise<unknown>
 class FromIterableSource implements SourceAlgorithms {
   readonly #record: IteratorRecord;
   stream!: DefaultControllerInternal;
-
   constructor(record: IteratorRecord) {
     this.#record = record;
   }
 
   pull(): AlgorithmResult {
     const record = this.#record;
-    // Streams §4.9.1 pullAlgorithm step 1: IteratorNext(iteratorRecord); step 2: an abrupt completion (only an
-    // async iterator's next() can give one: the async-from-sync iterator's never throws) is a rejected promise.
+    // Getting the next value (Web IDL): IteratorNext; an abrupt completion (only an async iterator's next() can
+    // give one: the async-from-sync iterator's never throws) is a rejected promise.
     let nextResult: unknown;
     if (record.sync) {
       nextResult = asyncFromSyncNext(record);
@@ -152,8 +161,11 @@ class FromIterableSource implements SourceAlgorithms {
       }
       if (!isObject(nextResult)) return PromiseReject(typeError("The iterator's next() must return an object"));
     }
-    const nextPromise = promiseResolvedWith(nextResult);
-    return PromisePrototypeThen(nextPromise, (iterResult: unknown) => {
+    // FP-FROM-NEXT: the fulfillment steps of Web IDL's "get the next value" (check the result, take `done`,
+    // then `value`) and Streams §4.9.1 pull's reaction to that value (close or enqueue) run as one reaction; a
+    // thrown TypeError rejects the pull promise, which errors the stream at the job the standard's rejection
+    // reaction would.
+    return PromisePrototypeThen(promiseResolvedWith(nextResult), (iterResult: unknown) => {
       if (!isObject(iterResult)) {
         throw typeError("The promise returned by the iterator's next() must fulfill with an object");
       }
@@ -165,8 +177,8 @@ class FromIterableSource implements SourceAlgorithms {
 
   cancel(reason: unknown): AlgorithmResult {
     const { iterator, sync } = this.#record;
-    // Streams §4.9.1 cancelAlgorithm; for a sync iterable the iterator is the async-from-sync one, whose
-    // return() always exists.
+    // Streams §4.9.1 cancelAlgorithm: closing the async iterator (Web IDL); for a sync iterable the iterator is
+    // the async-from-sync one, whose return() always exists.
     let returnResult: unknown;
     if (sync) {
       returnResult = asyncFromSyncReturn(iterator, reason);
@@ -188,9 +200,9 @@ class FromIterableSource implements SourceAlgorithms {
   }
 }
 
-/** ReadableStreamFromIterable(asyncIterable). */
+/** ReadableStreamFromIterable(asyncIterable), with the conversion of `asyncIterable` to an async_sequence. */
 export function ReadableStreamFromIterable(asyncIterable: unknown): ReadableStreamInternal {
-  const source = new FromIterableSource(GetAsyncIterator(asyncIterable));
+  const source = new FromIterableSource(OpenAsyncSequence(asyncIterable));
   const stream = CreateReadableStream(undefined, source, 0);
   source.stream = stream;
   return stream;

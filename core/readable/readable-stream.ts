@@ -162,7 +162,11 @@ export class ReadableStream<R = any> {
     registerReadableStreamBrand(getStream);
   }
 
-  /** Creates a ReadableStream that yields the values of an iterable or async iterable. */
+  /**
+   * Creates a ReadableStream that yields the values of an async iterable or iterable object. A string throws a
+   * TypeError, as the standard has it since 2026 (its argument is a Web IDL `async_sequence`): pass `[text]`
+   * for one chunk, or `[...text]` for one chunk per code point.
+   */
   static from<R>(asyncIterable: Iterable<R> | AsyncIterable<R>): ReadableStream<R> {
     return wrap<R>(ReadableStreamFromIterable(asyncIterable));
   }

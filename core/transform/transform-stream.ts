@@ -393,6 +393,17 @@ function TransformStreamError(stream: TransformStreamInternal, e: unknown): void
   TransformStreamErrorWritableAndUnblockWrite(stream, e);
 }
 
+/**
+ * Errors the fusestreams TransformStream `x` with `e` (TransformStreamError: both sides) and returns true;
+ * returns false, changing nothing, when `x` is not one. Not a spec operation: for core/stream-control.ts.
+ */
+export function errorTransformStream(x: unknown, e: unknown): boolean {
+  const stream = getStream(x);
+  if (stream === undefined) return false;
+  TransformStreamError(stream, e);
+  return true;
+}
+
 /** TransformStreamErrorWritableAndUnblockWrite(stream, e). */
 function TransformStreamErrorWritableAndUnblockWrite(stream: TransformStreamInternal, e: unknown): void {
   TransformStreamDefaultControllerClearAlgorithms(stream);

@@ -120,6 +120,8 @@ export class WritableStreamExtras {
   strategySizeAlgorithm: SizeAlgorithm | undefined = undefined;
   /** The sizes of the queued chunks, kept once a chunk was written with a size() strategy. */
   sizes: RingQueue<number> | undefined = undefined;
+  /** Called once when the stream closes or errors (core/stream-state.ts, for runtime adapters). */
+  onSettled: (() => void) | undefined = undefined;
 }
 
 /** The [[queue]] of every writable stream that has not queued anything yet (FP-LAZY); never pushed to. */
@@ -348,6 +350,7 @@ function WritableStreamFinishInFlightClose(stream: WritableStreamInternal): void
     }
   }
   stream.state = CLOSED;
+  if (stream.ext?.onSettled !== undefined) WritableStreamNotifySettled(stream);
   const writer = stream.writer;
   if (writer !== undefined) writer.closed?.resolve(); // an owner has nothing to do on fulfillment
 }
@@ -381,11 +384,23 @@ function WritableStreamRejectCloseAndClosedPromiseIfNeeded(stream: WritableStrea
     stream.closeRequest.reject(stream.storedError);
     stream.closeRequest = undefined;
   }
+  if (stream.ext?.onSettled !== undefined) WritableStreamNotifySettled(stream);
   const writer = stream.writer;
   if (writer === undefined) return;
   const closed = writer.closed;
   if (closed !== undefined) closed.reject(stream.storedError, true);
   else writer.owner!.writerErrored(stream.storedError);
+}
+
+/**
+ * Runs (once) what core/stream-state.ts registered for the stream's end: where a writer's [[closedPromise]]
+ * would settle. Not a spec operation.
+ */
+function WritableStreamNotifySettled(stream: WritableStreamInternal): void {
+  const ext = stream.ext!;
+  const cb = ext.onSettled!;
+  ext.onSettled = undefined;
+  cb();
 }
 
 /** WritableStreamUpdateBackpressure(stream, backpressure). */

@@ -130,6 +130,17 @@ test("from: non-iterable or primitive-free garbage throws TypeError synchronousl
   }
 });
 
+// whatwg/streams#1372 (July 2026): the argument is a Web IDL async_sequence<any>, which must be an object, so a
+// string throws instead of giving its code points; a String object is an object with @@iterator and still does.
+test("from: a string throws a TypeError saying what to pass instead; a String object is iterated", async () => {
+  for (const text of ["abc", ""]) {
+    const err = syncError(() => ReadableStream.from(text as never));
+    assert.instance(err, TypeError, JSON.stringify(text));
+    assert.match((err as TypeError).message, "takes no string since 2026: pass [text]");
+  }
+  assert.equal(await readAll(ReadableStream.from(new String("ab") as never)), ["a", "b"]);
+});
+
 test("from: an iterator method returning a non-object throws TypeError synchronously", () => {
   const iterable = {
     [Symbol.asyncIterator]() {

@@ -18,6 +18,7 @@ import {
   WritableStream,
 } from "../../mod.ts";
 import { rejection, tracked } from "./stream-test-helpers.ts";
+import { utf8SequenceEnd, utf8UnfinishedStart } from "../../core/codecs/utf8-boundary.ts";
 
 const NativeReadableStream = globalThis.ReadableStream;
 const NativeWritableStream = globalThis.WritableStream;
@@ -167,6 +168,46 @@ function referenceUtf8(
   return { out, error: false };
 }
 
+/**
+ * Where the reference UTF-8 decoder stands after all of `bytes`: the index of the lead byte of the sequence it
+ * is still inside, or the length when it needs no more bytes.
+ */
+function referenceUnfinishedStart(bytes: Uint8Array): number {
+  let needed = 0;
+  let seen = 0;
+  let lower = 0x80;
+  let upper = 0xbf;
+  let start = bytes.length;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (needed === 0) {
+      start = i;
+      if (byte >= 0xc2 && byte <= 0xdf) needed = 1;
+      else if (byte >= 0xe0 && byte <= 0xef) {
+        if (byte === 0xe0) lower = 0xa0;
+        if (byte === 0xed) upper = 0x9f;
+        needed = 2;
+      } else if (byte >= 0xf0 && byte <= 0xf4) {
+        if (byte === 0xf0) lower = 0x90;
+        if (byte === 0xf4) upper = 0x8f;
+        needed = 3;
+      }
+      continue;
+    }
+    if (byte < lower || byte > upper) {
+      needed = seen = 0;
+      lower = 0x80;
+      upper = 0xbf;
+      i--;
+      continue;
+    }
+    lower = 0x80;
+    upper = 0xbf;
+    if (++seen === needed) needed = seen = 0;
+  }
+  return needed === 0 ? bytes.length : start;
+}
+
 /** Bytes that exercise the UTF-8 decoder: ASCII, continuation bytes, every kind of lead, bytes never valid, a BOM. */
 const INTERESTING = [
   0x41,
@@ -195,7 +236,10 @@ const INTERESTING = [
   0xff,
 ];
 
-function randomBytes(next: () => number, length: number): Uint8Array {
+/** Every range boundary of a continuation byte, ASCII, leads and bytes never valid. */
+const BOUNDARIES = [0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xe0, 0xed, 0xf0, 0xf4, 0xff];
+
+function randomBytes(next: () => number, length: number): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(length);
   for (let i = 0; i < length; i++) {
     bytes[i] = next() < 0.7 ? INTERESTING[Math.floor(next() * INTERESTING.length)]! : Math.floor(next() * 256);
@@ -208,6 +252,101 @@ function randomCuts(next: () => number, length: number, count: number): number[]
   for (let i = 0; i < count; i++) cuts.add(Math.floor(next() * (length + 1)));
   return [...cuts].sort((a, b) => a - b);
 }
+
+test("utf8UnfinishedStart (FP-DECODE-WHOLE): where the reference decoder stands, for every tail of up to 4 bytes", () => {
+  const prefixes = [[], [0x41], [0xe2], [0xf0, 0x9f], [0x80, 0x80, 0x80]];
+  let checked = 0;
+  const tail = new Uint8Array(4);
+  const check = (length: number): void => {
+    for (const prefix of prefixes) {
+      const bytes = new Uint8Array([...prefix, ...tail.subarray(0, length)]);
+      const expected = referenceUnfinishedStart(bytes);
+      if (utf8UnfinishedStart(bytes, bytes.length) !== expected) {
+        assert.is(utf8UnfinishedStart(bytes, bytes.length), expected, hex(bytes));
+      }
+      checked++;
+    }
+  };
+  // tails of up to 3 bytes from INTERESTING, of 4 bytes from the range boundaries
+  for (const a of INTERESTING) {
+    tail[0] = a;
+    check(1);
+    for (const b of INTERESTING) {
+      tail[1] = b;
+      check(2);
+      for (const c of INTERESTING) {
+        tail[2] = c;
+        check(3);
+      }
+    }
+  }
+  for (const a of BOUNDARIES) {
+    tail[0] = a;
+    for (const b of BOUNDARIES) {
+      tail[1] = b;
+      for (const c of BOUNDARIES) {
+        tail[2] = c;
+        for (const d of BOUNDARIES) {
+          tail[3] = d;
+          check(4);
+        }
+      }
+    }
+  }
+  assert.ok(checked > 300_000);
+  assert.is(utf8UnfinishedStart(new Uint8Array(0), 0), 0);
+});
+
+/** Where the reference decoder's first sequence in `bytes` ends (completed, or ended by an error); -1 if unfinished. */
+function referenceSequenceEnd(bytes: Uint8Array): number {
+  const lead = bytes[0]!;
+  let needed = lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : 1;
+  let lower = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+  let upper = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+  for (let i = 1; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (byte < lower || byte > upper) return i; // the error; the byte is read again
+    lower = 0x80;
+    upper = 0xbf;
+    if (--needed === 0) return i + 1;
+  }
+  return -1;
+}
+
+test("utf8SequenceEnd (FP-DECODE-WHOLE): where a cut character ends in the next bytes, for every cut and 3 next bytes", () => {
+  const cutCharacters: number[][] = [];
+  for (const lead of [0xc2, 0xdf, 0xe0, 0xe1, 0xed, 0xef, 0xf0, 0xf1, 0xf4]) {
+    cutCharacters.push([lead]);
+    for (const second of INTERESTING) {
+      const two = [lead, second];
+      if (utf8UnfinishedStart(new Uint8Array(two), 2) === 0) cutCharacters.push(two);
+      for (const third of INTERESTING) {
+        const three = [lead, second, third];
+        if (utf8UnfinishedStart(new Uint8Array(three), 3) === 0) cutCharacters.push(three);
+      }
+    }
+  }
+  assert.ok(cutCharacters.length > 30);
+  let checked = 0;
+  for (const cutCharacter of cutCharacters) {
+    for (const a of BOUNDARIES) {
+      for (const b of BOUNDARIES) {
+        for (const c of BOUNDARIES) {
+          const next = [a, b, c];
+          for (let taken = 0; taken <= 3; taken++) {
+            const bytes = new Uint8Array([...cutCharacter, ...next.slice(0, taken)]);
+            const expected = referenceSequenceEnd(bytes);
+            if (utf8SequenceEnd(bytes, bytes.length) !== expected) {
+              assert.is(utf8SequenceEnd(bytes, bytes.length), expected, hex(bytes));
+            }
+            checked++;
+          }
+        }
+      }
+    }
+  }
+  assert.ok(checked > 100_000);
+});
 
 // ---- TextEncoderStream -----------------------------------------------------------------------------------------
 
@@ -341,9 +480,9 @@ test("TextDecoderStream: UTF-8 cut into two and three chunks at every byte, and 
 
 test("TextDecoderStream: random bytes cut at random give the reference decoder's chunks (replacement and fatal)", async () => {
   const next = random(42);
-  for (let round = 0; round < 600; round++) {
+  for (let round = 0; round < 1500; round++) {
     const bytes = randomBytes(next, Math.floor(next() * 24));
-    const chunks = cut(bytes, bytes.length, randomCuts(next, bytes.length, Math.floor(next() * 6)));
+    const chunks = cut(bytes, bytes.length, randomCuts(next, bytes.length, Math.floor(next() * 12)));
     const fatal = next() < 0.3;
     const ignoreBOM = next() < 0.3;
     const expected = referenceUtf8(chunks, fatal, ignoreBOM);
@@ -422,7 +561,7 @@ test("TextDecoderStream: a chunk that is no AllowSharedBufferSource errors both 
     const tds = new TextDecoderStream();
     const writer = tds.writable.getWriter();
     const reader = tds.readable.getReader();
-    const write = writer.write(chunk as Uint8Array);
+    const write = writer.write(chunk as BufferSource);
     const read = reader.read();
     const error = await rejection(write);
     assert.instance(error, TypeError, String(chunk));
@@ -449,7 +588,7 @@ test("TextDecoderStream: ArrayBuffer, SharedArrayBuffer, DataView, other typed a
     detached,
     viewOfDetached,
   ];
-  const { out, error } = await through(new TextDecoderStream(), chunks as Uint8Array[]);
+  const { out, error } = await through(new TextDecoderStream(), chunks as BufferSource[]);
   assert.is(error, undefined);
   assert.equal(out, ["ABéCD", "B", "éC", "GH", "EF", "F"]);
 });
@@ -544,12 +683,12 @@ test("TextDecoderStream: arguments converted in order (label, fatal, ignoreBOM) 
     },
   };
   assert.throws(
-    () => new TextDecoderStream(label as unknown as string, options),
+    () => new TextDecoderStream(label as unknown as string, options as unknown as TextDecoderOptions),
     (e: unknown) => e instanceof RangeError,
   );
   assert.equal(log, ["label", "fatal", "ignoreBOM"]);
   log.length = 0;
-  const tds = new TextDecoderStream("latin1", options);
+  const tds = new TextDecoderStream("latin1", options as unknown as TextDecoderOptions);
   assert.equal([tds.encoding, tds.fatal, tds.ignoreBOM], ["windows-1252", true, false]);
   const values: [unknown, boolean][] = [
     [false, false],
@@ -679,7 +818,7 @@ test("abort mid-stream: the readable side errors with the reason; a pipe's signa
   assert.is(await rejection(reader.read()), reason);
   assert.is(await rejection(writer.closed), reason);
 
-  const source = tracked<Uint8Array>([new Uint8Array([0x62, 0xe2, 0x82])], false);
+  const source = tracked<BufferSource>([new Uint8Array([0x62, 0xe2, 0x82])], false);
   const controller = new AbortController();
   const tds = new TextDecoderStream();
   const pipe = source.stream.pipeTo(tds.writable, { signal: controller.signal });
@@ -710,14 +849,14 @@ test("mixed: ours piped into the runtime's streams, and the runtime's streams re
     .pipeTo(new NativeWritableStream<string>({ write: (c) => void intoNative.push(c) }) as never);
   assert.is(intoNative.join(""), text);
   // a native ReadableStream (split mid-character) read through our decoder and encoder
-  const native = new NativeReadableStream<Uint8Array>({
+  const native = new NativeReadableStream<BufferSource>({
     start(c) {
       for (let i = 0; i < bytes.length; i += 5) c.enqueue(bytes.slice(i, i + 5));
       c.close();
     },
   });
   const roundTrip = await collect(
-    ReadableStream.from(native).pipeThrough(new TextDecoderStream()).pipeThrough(new TextEncoderStream()),
+    ReadableStream.from<BufferSource>(native).pipeThrough(new TextDecoderStream()).pipeThrough(new TextEncoderStream()),
   );
   assert.is(new TextDecoder().decode(await new Blob(roundTrip).arrayBuffer()), text);
   // native source -> native TextEncoderStream, read through ours

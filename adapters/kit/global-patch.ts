@@ -46,6 +46,8 @@ export const CLASS_NAMES = [
   "CountQueuingStrategy",
   "CompressionStream",
   "DecompressionStream",
+  "TextEncoderStream",
+  "TextDecoderStream",
 ] as const;
 
 type ClassName = (typeof CLASS_NAMES)[number];

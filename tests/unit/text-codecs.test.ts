@@ -19,11 +19,23 @@ import {
 } from "../../mod.ts";
 import { rejection, tracked } from "./stream-test-helpers.ts";
 import { utf8SequenceEnd, utf8UnfinishedStart } from "../../core/codecs/utf8-boundary.ts";
+import * as fuse from "../../mod.ts";
+import * as nodeAdapter from "../../adapters/node/mod.ts";
+import * as denoAdapter from "../../adapters/deno/mod.ts";
+import * as bunAdapter from "../../adapters/bun/mod.ts";
 
 const NativeReadableStream = globalThis.ReadableStream;
 const NativeWritableStream = globalThis.WritableStream;
 const NativeTextEncoderStream = globalThis.TextEncoderStream;
 const NativeTextDecoderStream = globalThis.TextDecoderStream;
+const NativeResponse = globalThis.Response;
+const runtimeGlobals = globalThis as { Deno?: unknown; Bun?: unknown };
+/** The adapter of the runtime this runs on (its patch installs the codecs with the stream classes). */
+const adapter = runtimeGlobals.Deno !== undefined
+  ? denoAdapter
+  : runtimeGlobals.Bun !== undefined
+  ? bunAdapter
+  : nodeAdapter;
 
 const LEAD = "\uD83D"; // the two halves of U+1F600
 const TRAIL = "\uDE00";
@@ -874,6 +886,103 @@ test("mixed: ours piped into the runtime's streams, and the runtime's streams re
     ReadableStream.from([bytes]).pipeThrough(new TextDecoderStream()).pipeThrough(new TextEncoderStream()) as never,
   ).text();
   assert.is(response, text);
+});
+
+// ---- With the runtime adapter's global patch ----------------------------------------------------------------
+
+async function patchedDuring<T>(run: () => Promise<T>): Promise<T> {
+  adapter.patchGlobalWebStreams();
+  try {
+    return await run();
+  } finally {
+    adapter.unpatchGlobalWebStreams();
+  }
+}
+
+test("the patch installs both codecs with the stream classes; instanceof both ways; unpatch puts the natives back", async () => {
+  const nativeEncoder = new NativeTextEncoderStream();
+  const nativeDecoder = new NativeTextDecoderStream();
+  await patchedDuring(async () => {
+    assert.is(globalThis.TextEncoderStream, fuse.TextEncoderStream);
+    assert.is(globalThis.TextDecoderStream, fuse.TextDecoderStream);
+    const encoder = new globalThis.TextEncoderStream();
+    assert.ok(encoder instanceof fuse.TextEncoderStream);
+    assert.ok(encoder instanceof NativeTextEncoderStream, "ours instanceof the native class");
+    assert.ok(nativeEncoder instanceof globalThis.TextEncoderStream, "native instanceof the patched global");
+    assert.ok(nativeDecoder instanceof globalThis.TextDecoderStream);
+    assert.not.ok({} instanceof globalThis.TextDecoderStream);
+    assert.is(Object.prototype.toString.call(encoder), "[object TextEncoderStream]");
+    // A chain written against the globals is fused through the codecs.
+    const chain = new globalThis.ReadableStream<string>({
+      start(c) {
+        for (const s of ["a", "é", LEAD, TRAIL]) c.enqueue(s);
+        c.close();
+      },
+    }).pipeThrough(new globalThis.TextEncoderStream()).pipeThrough(new globalThis.TextDecoderStream());
+    assert.equal(await collect(chain), ["a", "é", `${LEAD}${TRAIL}`]);
+    for (const link of inspectPipeChain(chain).links) assert.is(link.specWrites, 0);
+  });
+  assert.is(globalThis.TextEncoderStream, NativeTextEncoderStream);
+  assert.is(globalThis.TextDecoderStream, NativeTextDecoderStream);
+  assert.not.ok(new fuse.TextEncoderStream() instanceof NativeTextEncoderStream, "not after unpatch");
+});
+
+/** An SSE proxy written against the globals: a native body cut mid-character, decoded, parsed, encoded, read. */
+async function sseProxy(): Promise<{ text: string; bytes: string }> {
+  const events = Array.from({ length: 40 }, (_, i) => `data: ${JSON.stringify({ delta: `wörd ${i} 😀` })}\n\n`);
+  const all = new TextEncoder().encode(events.join(""));
+  const upstream = new NativeResponse(
+    new NativeReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < all.length; i += 7) c.enqueue(all.slice(i, i + 7)); // cuts characters and events
+        c.close();
+      },
+    }),
+  );
+  let buffer = "";
+  const parse = new globalThis.TransformStream<string, string>({
+    transform(chunk, controller) {
+      buffer += chunk;
+      let end;
+      while ((end = buffer.indexOf("\n\n")) !== -1) {
+        const event = JSON.parse(buffer.slice(6, end)) as { delta: string };
+        buffer = buffer.slice(end + 2);
+        controller.enqueue(`data: ${JSON.stringify({ text: event.delta.toUpperCase() })}\n\n`);
+      }
+    },
+  });
+  const body = upstream.body!
+    .pipeThrough(new globalThis.TextDecoderStream())
+    .pipeThrough(parse)
+    .pipeThrough(new globalThis.TextEncoderStream());
+  const response = new globalThis.Response(body);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  return { text: new TextDecoder().decode(bytes), bytes: hex(bytes) };
+}
+
+test("an SSE proxy through TextDecoderStream and TextEncoderStream: byte-identical output with the patch on and off", async () => {
+  const off = await sseProxy();
+  const on = await patchedDuring(sseProxy);
+  assert.ok(off.text.startsWith('data: {"text":"WÖRD 0 😀"}'));
+  assert.is(on.bytes, off.bytes);
+});
+
+test("with the patch: a native stream piped through our codecs by its own pipeThrough, and ours through native ones", async () => {
+  const nativeEncoder = new NativeTextEncoderStream();
+  const text = await patchedDuring(async () => {
+    const nativeSource = new NativeReadableStream<BufferSource>({
+      start(c) {
+        c.enqueue(new Uint8Array([0x68, 0xc3]));
+        c.enqueue(new Uint8Array([0xa9, 0x21]));
+        c.close();
+      },
+    });
+    // the native pipeThrough, patched, into our decoder; then ours into a native encoder made before the patch
+    const decoded = nativeSource.pipeThrough(new globalThis.TextDecoderStream());
+    const encoded = decoded.pipeThrough(nativeEncoder as unknown as TransformStream<string, Uint8Array>);
+    return new TextDecoder().decode(await new globalThis.Response(encoded).arrayBuffer());
+  });
+  assert.is(text, "hé!");
 });
 
 test.run();

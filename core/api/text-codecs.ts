@@ -5,6 +5,7 @@
  */
 import { TextDecoderStream as TextDecoderStreamClass } from "../codecs/text-decoder-stream.ts";
 import { TextEncoderStream as TextEncoderStreamClass } from "../codecs/text-encoder-stream.ts";
+import type { TextDecoderOptions } from "../types.ts";
 
 /** Strings in, UTF-8 bytes out (Encoding §7.4): the global interface. */
 export type TextEncoderStream = globalThis.TextEncoderStream;
@@ -28,7 +29,7 @@ export interface TextDecoderStreamConstructor {
    * Creates a stream that decodes the bytes written to it from `label`'s encoding (default `"utf-8"`; any label
    * the runtime's `TextDecoder` supports, else a RangeError).
    */
-  new (label?: string, options?: globalThis.TextDecoderOptions): TextDecoderStream;
+  new (label?: string, options?: TextDecoderOptions): TextDecoderStream;
 }
 
 /**

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Shared, WebImpl } from "./scenarios/web.ts";
+import type { NativeCodecs } from "./scenarios/text-codecs.ts";
 
 /** The runtime's ReadableStream / WritableStream / TransformStream. */
 export const NATIVE: WebImpl = {
@@ -19,4 +20,11 @@ export const NATIVE: WebImpl = {
 export const SHARED: Shared = {
   CompressionStream: globalThis.CompressionStream,
   DecompressionStream: globalThis.DecompressionStream,
+};
+
+/** The runtime's text codecs (and its ReadableStream), for the text codec scenarios (group 14). */
+export const CODECS: NativeCodecs = {
+  ReadableStream: globalThis.ReadableStream,
+  TextEncoderStream: globalThis.TextEncoderStream,
+  TextDecoderStream: globalThis.TextDecoderStream,
 };

@@ -6,7 +6,7 @@
  * @module
  */
 // First import: captures the runtime's stream classes before anything else is evaluated.
-import { NATIVE, SHARED } from "./natives.ts";
+import { CODECS, NATIVE, SHARED } from "./natives.ts";
 import { measure } from "mitata";
 import { cpus } from "node:os";
 import process from "node:process";
@@ -47,6 +47,8 @@ interface Impl {
   adapterModule?: AdapterModule;
   /** this implementation's Deno and Bun adapter scenarios (scenarios/runtime-adapter.ts) */
   runtimeBenches?: RuntimeBenches;
+  /** this implementation's text codec scenarios (group 14, scenarios/text-codecs.ts) */
+  codecBenches?: import("./scenarios/text-codecs.ts").CodecBenches;
   /** this implementation's own instance of scenarios/batched.ts (group 13), and what it needs */
   batchedModule?: BatchedModule;
   extras?: import("./scenarios/batched.ts").BatchedExtras;
@@ -228,6 +230,11 @@ for (const name of config.impls) {
         }
       }
     }
+    if (impl.web && name !== "control" && config.scenarios.some((id) => id.startsWith("codec-"))) {
+      const url = new URL(`./scenarios/text-codecs${config.ext}?impl=${name}`, import.meta.url);
+      const module = (await import(url.href)) as typeof import("./scenarios/text-codecs.ts");
+      impl.codecBenches = await module.load(name === "alt" ? config.altUrl! : config.oursUrl, name, CODECS);
+    }
     if (impl.web && name !== "control" && config.scenarios.some((id) => id.startsWith("node-"))) {
       const url = new URL(`./scenarios/node-adapter${config.ext}?impl=${name}`, import.meta.url);
       impl.adapterModule = (await import(url.href)) as AdapterModule;
@@ -268,6 +275,7 @@ function buildFor(impl: Impl, scenario: Scenario, data: Data): Runnable | undefi
   if (scenario.group === 10) return impl.adapterModule?.build(scenario.id, data, NATIVE.ReadableStream);
   if (scenario.group === 12) return impl.runtimeBenches?.build(scenario.id, data, NATIVE.ReadableStream);
   if (scenario.group === 11) return impl.name === "native" ? buildFloor(scenario.id, data) : undefined;
+  if (scenario.group === 14) return impl.codecBenches?.build(scenario.id, data, CODECS);
   if (scenario.group === 13) {
     if (impl.iter) return impl.iter.module.build(scenario.id, data, impl.iter.api);
     if (impl.batchedModule && impl.web) {

@@ -53,6 +53,12 @@ export {
   DecompressionStream,
   type DecompressionStreamConstructor,
 } from "./api/compression.ts";
+export {
+  TextDecoderStream,
+  type TextDecoderStreamConstructor,
+  TextEncoderStream,
+  type TextEncoderStreamConstructor,
+} from "./api/text-codecs.ts";
 export type * from "./types.ts";
 export { inspectPipeChain, type PipeChainReport, type PipeLinkMode, type PipeLinkReport } from "./fusion/inspect.ts";
 export {

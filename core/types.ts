@@ -1,6 +1,7 @@
 // deno-lint-ignore-file no-explicit-any -- the generic defaults and callback types are lib.dom's (`any`)
 /**
- * Public dictionary and callback types of the Streams Standard. Their shapes and generic defaults are the
+ * Public dictionary and callback types of the Streams Standard (and the options of the Encoding Standard's
+ * TextDecoderStream). Their shapes and generic defaults are the
  * ones the runtimes' declarations use (lib.dom, @types/node), so a dictionary typed for the global classes
  * is accepted by fusestreams' constructors and the other way round.
  * @module
@@ -131,6 +132,14 @@ export interface ReadableStreamIteratorOptions {
 export interface ReadableStreamBYOBReaderReadOptions {
   /** The minimum number of elements to read before the read fulfills (default 1). */
   min?: number;
+}
+
+/** Options of `TextDecoderStream` (Encoding §7.3), the same as `TextDecoder`'s. */
+export interface TextDecoderOptions {
+  /** A malformed byte sequence errors the stream with a TypeError instead of decoding to U+FFFD. */
+  fatal?: boolean;
+  /** A byte order mark at the start is kept in the output instead of being skipped. */
+  ignoreBOM?: boolean;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
- * Tree-shaking of the consumers, batched reads and helpers (issue 18) and of compression (issue 25): a bundle
+ * Tree-shaking of the consumers, batched reads and helpers (issue 18) and of the codecs (issue 25): a bundle
  * that imports only the stream classes from the edge entry (esbuild --bundle --minify --platform=neutral, as
- * scripts/size.ts measures it) must contain no byte of core/consumers/, core/helpers/, core/batching/ or
- * core/compression/, so such a bundle does not grow with them. Run by `npm test`; on its own: `node scripts/check-treeshake.ts`.
+ * scripts/size.ts measures it) must contain no byte of core/consumers/, core/helpers/, core/batching/,
+ * core/compression/ or core/codecs/, so such a bundle does not grow with them. Run by `npm test`; on its own:
+ * `node scripts/check-treeshake.ts`.
  * @module
  */
 import * as esbuild from "esbuild";
@@ -14,7 +15,7 @@ const ENTRIES: Record<string, string> = {
   "only TransformStream": "TransformStream",
   "ReadableStream, WritableStream, TransformStream": "ReadableStream, WritableStream, TransformStream",
 };
-const NOT_IN = /^core\/(consumers|helpers|batching|compression)\//;
+const NOT_IN = /^core\/(consumers|helpers|batching|compression|codecs)\//;
 
 /** Problems found (empty when every bundle is free of the consumers' code). */
 export async function checkTreeShaking(): Promise<string[]> {
@@ -37,7 +38,7 @@ export async function checkTreeShaking(): Promise<string[]> {
     console.log(
       `tree-shaking: ${label}: ${output.bytes} bytes minified, ${
         kept.length === 0 ? "nothing" : `${kept.length} modules`
-      } of the consumers`,
+      } of the consumers, helpers and codecs`,
     );
   }
   return problems;

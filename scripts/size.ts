@@ -31,7 +31,7 @@ const CLASSES_LABEL = "only ReadableStream, WritableStream, TransformStream";
  * EDGE_GZIP_TARGET.
  */
 export const GZIP_BUDGETS: Readonly<Record<string, number>> = {
-  [ALL_LABEL]: 30_024, // 30,018 once the kit names the classes it installs (issue 27), 30,345 with issue 25's CompressionStream and DecompressionStream (+1,512 on 28,833: core/compression/, the edge's codec driving workerd's own streams in batches); 27,550 with issue 17's review fixes (26,752 before; 23,883 without issue 18's consumers); 27,924 with issue 20's lean streams; 28,225 with issue 18's batched bridges; 28,686 with issue 18's batch fast paths (FP-BATCH-BURST, FP-NO-PULL, sized batches); 28,837 with issue 26's layout (core/fusion/ hooks as named functions, the kit's BodyLink class)
+  [ALL_LABEL]: 31_656, // 31,650 with the classes named by the kit, 31,978 with issue 25's text codecs (core/codecs/, +1,626 B on 30,352); 30,345 with issue 25's CompressionStream and DecompressionStream (+1,512 on 28,833: core/compression/, the edge's codec driving workerd's own streams in batches); 27,550 with issue 17's review fixes (26,752 before; 23,883 without issue 18's consumers); 27,924 with issue 20's lean streams; 28,225 with issue 18's batched bridges; 28,686 with issue 18's batch fast paths (FP-BATCH-BURST, FP-NO-PULL, sized batches); 28,837 with issue 26's layout (core/fusion/ hooks as named functions, the kit's BodyLink class)
   [CLASSES_LABEL]: 19_274, // 18,684 before issue 20's lean streams, 19,030 with them, 19,221 with core/fusion/ (issue 26: +85 B for the hooks as named functions, +14 B the pipe record), 19,228 with the byte tee ending a BYOB read at its source's close (issue 27), 19,274 with ReadableStream.from()'s string TypeError and its hint (+35 B) and a WritableStream's settle hook for node:stream's finished() (+7 B; issue 27)
 };
 /** Issue 19's goal for the whole edge entry (gzip bytes), printed next to the budget. */
@@ -98,6 +98,7 @@ export async function measureEdge(): Promise<SizeRow[]> {
     ["only TransformStream", only("TransformStream")],
     ["only WritableStream", only("WritableStream")],
     ["only toNativeReadableStream, ReadableStream", only("toNativeReadableStream, ReadableStream")],
+    ["only TextEncoderStream, TextDecoderStream", only("TextEncoderStream, TextDecoderStream")],
   ];
   const rows = await Promise.all(jobs.map(async ([label, entry]) => row(label, await bundle(entry))));
   const sideEffectsOnly = await bundle({ contents: `import "./${EDGE}";` }, true);

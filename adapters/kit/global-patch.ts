@@ -46,6 +46,8 @@ export const CLASS_NAMES = [
   "CountQueuingStrategy",
   "CompressionStream",
   "DecompressionStream",
+  "TextEncoderStream",
+  "TextDecoderStream",
 ] as const;
 
 type ClassName = (typeof CLASS_NAMES)[number];
@@ -192,6 +194,8 @@ export function replaceClasses(tx: PatchTransaction): void {
     CountQueuingStrategy: api.CountQueuingStrategy,
     CompressionStream: api.CompressionStream,
     DecompressionStream: api.DecompressionStream,
+    TextEncoderStream: api.TextEncoderStream,
+    TextDecoderStream: api.TextDecoderStream,
   };
   for (const name of CLASS_NAMES) {
     const Ours = ours[name] as AnyClass;

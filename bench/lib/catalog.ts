@@ -377,6 +377,59 @@ export const SCENARIOS: readonly Scenario[] = [
     bytes: 2 * MiB,
     ops: 0,
   },
+  // group 14: the text codecs (issue 25), on every runtime; before the adapter scenarios, as group 13
+  {
+    id: "codec-encode",
+    group: 14,
+    title:
+      "TextEncoderStream alone (no patch): 1 KiB strings of text (1 code unit in 12 outside ASCII, pairs cut) -> TextEncoderStream -> reader loop",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "codec-decode",
+    group: 14,
+    title:
+      "TextDecoderStream alone (no patch): 1 KiB byte chunks of UTF-8 text (characters cut) -> TextDecoderStream -> reader loop",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "codec-html",
+    group: 14,
+    title:
+      "patch on: 4,000 HTML strings -> 3 TransformStreams -> TextEncoderStream -> new Response(s).arrayBuffer(); strings/s",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 4000,
+  },
+  {
+    id: "codec-html-native-codec",
+    group: 14,
+    title: "codec-html with the runtime's own TextEncoderStream between our streams (the patch leaving codecs native)",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 4000,
+  },
+  {
+    id: "codec-sse",
+    group: 14,
+    title:
+      "patch on: native body of 4,000 SSE events -> TextDecoderStream -> SSE parser (JSON) -> TextEncoderStream -> new Response(s).arrayBuffer(); events/s",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 4000,
+  },
+  {
+    id: "codec-sse-native-codec",
+    group: 14,
+    title: "codec-sse with the runtime's own TextDecoderStream and TextEncoderStream between our streams",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 4000,
+  },
   {
     id: "node-response-forward",
     group: 10,

@@ -499,6 +499,50 @@ function TransformStreamDefaultControllerTerminate(c: TransformStreamInternal): 
   TransformStreamErrorWritableAndUnblockWrite(stream, typeError("TransformStream terminated"));
 }
 
+/** A TransformStream set up by another specification (the text codecs): its internal state, opaque to its owner. */
+export type TransformStreamHandle = TransformStreamInternal;
+
+/** What {@link SetUpTransformStream} gives its owner. */
+export interface SetUpTransformStreamResult<I, O> {
+  /** For {@link TransformStreamEnqueue}. */
+  readonly stream: TransformStreamHandle;
+  /** The public readable side (the owner's `readable` getter returns it). */
+  readonly readable: ReadableStream<O>;
+  /** The public writable side. */
+  readonly writable: WritableStream<I>;
+}
+
+/**
+ * "Set up a TransformStream" for another specification (Streams §9.3, transform streams for other specifications), without the
+ * public TransformStream object nobody sees: the default strategies (writable high-water mark 1, readable 0,
+ * every chunk of size 1), no start and no cancel algorithm, and the owner's transform and flush algorithms in
+ * place of a transformer's methods. They are called with `this` set to `owner` as the transformer's methods
+ * are (the controller argument is undefined: the owner enqueues with {@link TransformStreamEnqueue}); a throw
+ * becomes the rejected promise the spec's wrapper returns, and a chunk goes through the same sink and source
+ * algorithms as any TransformStream's, so pipes fuse the stream into their chains (FP-FUSE).
+ */
+export function SetUpTransformStream<T, I, O>(
+  owner: T,
+  transformAlgorithm: (this: T, chunk: unknown) => void,
+  flushAlgorithm: (this: T) => void,
+): SetUpTransformStreamResult<I, O> {
+  const stream = new TransformStreamInternal();
+  InitializeTransformStream(stream, undefined, 1, undefined, 0, undefined);
+  stream.transformer = owner;
+  stream.transformFn = transformAlgorithm;
+  stream.flushFn = flushAlgorithm;
+  return {
+    stream,
+    readable: wrapReadableStream<O>(stream.readable),
+    writable: wrapWritableStream(stream.writable) as WritableStream<I>,
+  };
+}
+
+/** "Enqueue" a chunk into a TransformStream set up by another specification (Streams §9.3). */
+export function TransformStreamEnqueue(stream: TransformStreamHandle, chunk: unknown): void {
+  TransformStreamDefaultControllerEnqueue(stream, chunk);
+}
+
 let createController: (c: TransformStreamInternal) => TransformStreamDefaultController;
 let getController: (x: unknown) => TransformStreamInternal;
 const kCreate = Symbol();

@@ -15,12 +15,16 @@ import type {
   ReadableStreamConstructor,
   ReadableStreamDefaultControllerConstructor,
   ReadableStreamDefaultReaderConstructor,
+  TextDecoderStreamConstructor,
+  TextEncoderStreamConstructor,
   TransformStreamConstructor,
   TransformStreamDefaultControllerConstructor,
   WritableStreamConstructor,
   WritableStreamDefaultControllerConstructor,
   WritableStreamDefaultWriterConstructor,
 } from "../../core/mod.ts";
+import { TextDecoderStream } from "../../core/codecs/text-decoder-stream.ts";
+import { TextEncoderStream } from "../../core/codecs/text-encoder-stream.ts";
 import { ReadableStreamBYOBReader } from "../../core/readable/byob-reader.ts";
 import { ReadableByteStreamController, ReadableStreamBYOBRequest } from "../../core/readable/byte-controller.ts";
 import { ReadableStreamDefaultController } from "../../core/readable/default-controller.ts";
@@ -46,3 +50,5 @@ export const transformStream: TransformStreamConstructor = TransformStream;
 export const transformController: TransformStreamDefaultControllerConstructor = TransformStreamDefaultController;
 export const byteLength: ByteLengthQueuingStrategyConstructor = ByteLengthQueuingStrategy;
 export const count: CountQueuingStrategyConstructor = CountQueuingStrategy;
+export const textEncoderStream: TextEncoderStreamConstructor = TextEncoderStream;
+export const textDecoderStream: TextDecoderStreamConstructor = TextDecoderStream;

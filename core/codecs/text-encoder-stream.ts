@@ -1,0 +1,106 @@
+/**
+ * `TextEncoderStream` (Encoding §7.4): strings in, UTF-8 bytes out. Its [[transform]] is one of our
+ * TransformStreams (set up as another specification sets one up), so a pipe chain through it fuses like any
+ * other chain of ours.
+ * @module
+ */
+import { defineInterface } from "../shared/interface.ts";
+import { NativeUint8Array } from "../shared/primordials.ts";
+import { convertDOMString, typeError } from "../shared/webidl.ts";
+import type { ReadableStream } from "../readable/readable-stream.ts";
+import type { WritableStream } from "../writable/writable-stream.ts";
+import {
+  SetUpTransformStream,
+  TransformStreamEnqueue,
+  type TransformStreamHandle,
+} from "../transform/transform-stream.ts";
+import { utf8Encode } from "./text-natives.ts";
+
+/** A TextEncoderStream's encoder state: its transform and its [[leading surrogate]] ("" for null). */
+class EncoderState {
+  stream!: TransformStreamHandle;
+  leadingSurrogate = "";
+}
+
+/**
+ * "Encode and enqueue a chunk" (Encoding §7.4). The chunk is converted to a DOMString (ToString: a throwing
+ * `toString()` or a Symbol errors the stream). A leading surrogate at the end of the input is held for the next
+ * chunk; the one held from the last chunk goes in front of this one, so that "convert code unit to scalar
+ * value" pairs it with a trailing surrogate there, and the UTF-8 encoder turns any other lone surrogate into
+ * U+FFFD. Nothing is enqueued when there are no bytes.
+ */
+function encodeAndEnqueue(this: EncoderState, chunk: unknown): void {
+  let input = typeof chunk === "string" ? chunk : convertDOMString(chunk);
+  if (this.leadingSurrogate !== "") {
+    input = this.leadingSurrogate + input;
+    this.leadingSurrogate = "";
+  }
+  const last = input.length - 1;
+  if (last < 0) return;
+  const unit = input.charCodeAt(last);
+  if (unit >= 0xd800 && unit <= 0xdbff) {
+    this.leadingSurrogate = input.slice(last);
+    if (last === 0) return;
+    input = input.slice(0, last);
+  }
+  TransformStreamEnqueue(this.stream, utf8Encode(input));
+}
+
+/** "Encode and flush" (Encoding §7.4): a leading surrogate still held becomes U+FFFD (EF BF BD). */
+function encodeFlush(this: EncoderState): void {
+  if (this.leadingSurrogate === "") return;
+  this.leadingSurrogate = "";
+  const replacement = new NativeUint8Array(3);
+  replacement[0] = 0xef;
+  replacement[1] = 0xbf;
+  replacement[2] = 0xbd;
+  TransformStreamEnqueue(this.stream, replacement);
+}
+
+let isTextEncoderStream: (x: unknown) => boolean;
+
+function illegal(): TypeError {
+  return typeError("Illegal invocation: not a TextEncoderStream");
+}
+
+/** The class behind the public `TextEncoderStream` constant (core/api/text-codecs.ts). */
+export class TextEncoderStream {
+  #readable: ReadableStream<Uint8Array<ArrayBuffer>>;
+  #writable: WritableStream<string>;
+
+  /** A TextEncoderStream: strings written to `writable` come out of `readable` as UTF-8 bytes. */
+  constructor() {
+    const state = new EncoderState();
+    const transform = SetUpTransformStream<EncoderState, string, Uint8Array<ArrayBuffer>>(
+      state,
+      encodeAndEnqueue,
+      encodeFlush,
+    );
+    state.stream = transform.stream;
+    this.#readable = transform.readable;
+    this.#writable = transform.writable;
+  }
+
+  static {
+    isTextEncoderStream = (x) => typeof x === "object" && x !== null && #readable in x;
+  }
+
+  /** Always `"utf-8"`. */
+  get encoding(): string {
+    if (!isTextEncoderStream(this)) throw illegal();
+    return "utf-8";
+  }
+
+  /** The readable side: `Uint8Array` chunks of UTF-8. */
+  get readable(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    if (!isTextEncoderStream(this)) throw illegal();
+    return this.#readable;
+  }
+
+  /** The writable side: strings (any other chunk is converted to one as `` `${chunk}` `` converts it: ToString). */
+  get writable(): WritableStream<string> {
+    if (!isTextEncoderStream(this)) throw illegal();
+    return this.#writable;
+  }
+}
+defineInterface(TextEncoderStream, "TextEncoderStream");

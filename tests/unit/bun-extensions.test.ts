@@ -297,4 +297,26 @@ bunTest("Bun.write(path, stream) and BunFile.write(stream) write our streams' by
   }
 });
 
+bunTest("unpatch puts back Bun's functions and leaves our prototypes as they were", async () => {
+  const fileProto = Object.getPrototypeOf(Bun.file(".")) as object;
+  const own = (o: object, k: string) => Object.getOwnPropertyDescriptor(o, k);
+  const watched: [string, object, string][] = [
+    ["Bun.write", Bun, "write"],
+    ["Bun.readableStreamToText", Bun, "readableStreamToText"],
+    ["Bun.readableStreamToArrayBuffer", Bun, "readableStreamToArrayBuffer"],
+    ["BunFile.prototype.write", fileProto, "write"],
+    ["ReadableStream.prototype.getReader (Bun's)", ReadableStream.prototype, "getReader"],
+    ["ReadableStream.prototype.values (Bun's)", ReadableStream.prototype, "values"],
+    ["ReadableStream.prototype.tee (Bun's)", ReadableStream.prototype, "tee"],
+    ["releaseLock (Bun's reader)", Object.getPrototypeOf(new ReadableStream().getReader()), "releaseLock"],
+    ["text (ours)", fuse.ReadableStream.prototype, "text"],
+    ["readMany (ours)", fuse.ReadableStreamDefaultReader.prototype, "readMany"],
+  ];
+  const before = watched.map(([, o, k]) => own(o, k));
+  bun.patchGlobalWebStreams();
+  assert.ok(watched.some(([, o, k], i) => own(o, k)?.value !== before[i]?.value), "the patch changes them");
+  bun.unpatchGlobalWebStreams();
+  watched.forEach(([label, o, k], i) => assert.equal(own(o, k), before[i], label));
+});
+
 test.run();

@@ -11,7 +11,7 @@
 import { isOurReadable } from "../kit/natives.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
 import { nativeInSameState, toNativeBody, toNativeReadableStream } from "../kit/to-native.ts";
-import { directBody } from "./direct-body.ts";
+import { directBody, directTextBody } from "./direct-body.ts";
 
 /** Bun's consumers of a body's text or bytes. */
 const BODY_CONSUMERS = [
@@ -62,7 +62,11 @@ function wrapArgument(
 export function patchBunConsumers(tx: PatchTransaction): void {
   const bun = (globalThis as unknown as { Bun: Record<string, unknown> }).Bun;
   const asBody = (context: string) => (stream: unknown) => toNativeBody(stream as never, context, directBody);
-  for (const name of BODY_CONSUMERS) wrapArgument(tx, bun, "Bun", name, 0, asBody(`Bun.${name}`));
+  const asText = (context: string) => (stream: unknown) => toNativeBody(stream as never, context, directTextBody);
+  for (const name of BODY_CONSUMERS) {
+    const text = name === "readableStreamToText" || name === "readableStreamToJSON";
+    wrapArgument(tx, bun, "Bun", name, 0, (text ? asText : asBody)(`Bun.${name}`));
+  }
   // A locked or disturbed stream: a native one in that state, so that Bun throws its own error.
   const asChunks = (stream: unknown) => nativeInSameState(stream as never) ?? toNativeReadableStream(stream as never);
   for (const name of CHUNK_CONSUMERS) wrapArgument(tx, bun, "Bun", name, 0, asChunks);

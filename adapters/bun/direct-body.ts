@@ -1,20 +1,19 @@
 /**
  * Bun's fastest way to take one of our streams as a body (BUN-DIRECT): a native `type: "direct"`
- * ReadableStream whose source feeds ours into the direct controller's `write()`. Who reads the body decides
- * how (Bun calls a direct source's `pull()` differently for each):
+ * ReadableStream whose source feeds ours into the direct controller's `write()`. It is read only by Bun's
+ * own code: a Response or Request made from ours answers ours as its `body` (body-owners.ts), as Bun's answers
+ * the stream it was given, so JavaScript reads ours itself. How Bun reads it decides how the source works:
  *
- * - Bun's own consumers (`text()` and the other body methods, `Bun.serve`, `fetch` uploads, `Bun.write`,
- *   `Bun.readableStreamTo*`, and Bun's internal readers of `tee()`, `pipeTo()`, iteration) call `pull()` once
- *   and take its settling as the end: that pull pipes ours (fused) or reads it in batches into `write()`,
- *   with no native queue, native read or promise per chunk. `write()` takes a chunk as Bun's own direct
- *   streams do: a string is encoded as UTF-8, a BufferSource is bytes, anything else gets the consumer's own
- *   error (or, for a Blob, its text).
- * - A reader of the body taken with `getReader()` (see `body-readers.ts`, which routes iteration, `tee()` and
- *   pipes to native destinations through one) calls `pull()` once per `read()`: each pull then reads exactly
- *   one chunk of ours and writes it, so ours is read no further ahead than a native body would be, each
- *   chunk reaches the reader as one chunk, and an error of ours reaches it after every chunk before it.
+ * - Bun's consumers (`text()` and the other body methods, `Bun.serve`, `fetch` uploads, `Bun.write`,
+ *   `Bun.readableStreamTo*`) call `pull()` once and take its settling as the end: that pull pipes ours
+ *   (fused) or reads it in batches into `write()`, with no native queue, native read or promise per chunk.
+ *   `write()` takes a chunk as Bun's own bodies take a native stream's: a string is encoded as UTF-8, a
+ *   BufferSource is bytes, anything else gets the consumer's own error (or, for a Blob, its text).
+ * - Bun's `tee()` of a body (`clone()`) reads it with one `read()` at a time, and calls `pull()` for each: once
+ *   marked so ({@link readDirectBodyByReads}), each pull reads exactly one chunk of ours and writes it, so ours
+ *   is read no further ahead than the branches ask, and an error reaches them after every chunk before it.
  *
- * Measured in `rt-response-text`, `rt-serve-*` and `rt-response-read` (bench/README.md, Bun).
+ * Measured in `rt-response-text` and `rt-serve-*` (bench/README.md, Bun).
  * @module
  */
 import type { ReadableStream, ReadableStreamDefaultReader } from "../../mod.ts";
@@ -61,17 +60,67 @@ function skipsNullish(chunk: unknown, error: unknown): boolean {
   return chunk == null && error instanceof TypeError && error.message.includes(" is not an object");
 }
 
+/** Whether `chunk` holds no bytes: an empty string or BufferSource. */
+function isEmpty(chunk: unknown): boolean {
+  if (chunk === "") return true;
+  const length = (chunk as { byteLength?: unknown } | null | undefined)?.byteLength;
+  return length === 0 && isBodyChunk(chunk);
+}
+
+/**
+ * Whether `controller` is one of Bun's native sinks (the HTTP response of `Bun.serve`, a `fetch` upload, a
+ * file of `Bun.write`): one that fails drops what it has not sent yet.
+ */
+function isNativeSink(controller: object): boolean {
+  return Object.prototype.toString.call(controller) !== "[object Object]";
+}
+
 /** The message of the `TypeError` Bun's byte consumers give for a chunk that is not text or bytes. */
 const BYTES_REFUSAL = "Expected an ArrayBuffer, ArrayBufferView, or string chunk";
 
-/** What body-readers.ts may do with a native stream {@link directBody} made. */
+/**
+ * The chunks of a body read as text by one of Bun's text consumers (`text()`, `json()`,
+ * `Bun.readableStreamToText` / `…ToJSON`), made to give what Bun's text consumers give for a native stream:
+ * those drop one leading U+FEFF of each string chunk, and decode the whole with a leading byte order mark
+ * dropped, where Bun's direct-stream text sink keeps a BOM that is not at the start of a text of strings
+ * only. So each string chunk loses one leading U+FEFF, and the first chunk with content one more leading BOM
+ * (as text or as the bytes EF BB BF). (A BOM split across the first two byte chunks stays, as does the third of
+ * three leading BOMs in one string chunk.)
+ */
+function textChunks(): (chunk: unknown) => unknown {
+  let first = true;
+  return (chunk) => {
+    if (typeof chunk === "string") {
+      let text = chunk.charCodeAt(0) === 0xfeff ? chunk.slice(1) : chunk;
+      if (first && text !== "") {
+        first = false;
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      }
+      return text;
+    }
+    if (first && ArrayBuffer.isView(chunk) && chunk.byteLength > 0) {
+      first = false;
+      const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return bytes.subarray(3);
+    } else if (first && chunk instanceof ArrayBuffer && chunk.byteLength > 0) {
+      first = false;
+      const bytes = new Uint8Array(chunk);
+      if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return bytes.subarray(3);
+    }
+    return chunk;
+  };
+}
+
+/** What body-owners.ts may do with a native stream {@link directBody} made. */
 interface DirectBodyState {
-  /** Whether a reader taken with the native `getReader()` holds the body now. */
-  readerHeld: boolean;
-  /** BODY-HANDOVER (see {@link handOverDirectBody}). */
-  handOver(): ReadableStream<unknown> | undefined;
-  /** Undoes a hand-over that was not used. */
-  giveBack(): void;
+  /** Whether Bun has pulled it (its stream of ours is then being read for it). */
+  pulled(): boolean;
+  /** From now on, one chunk of ours per pull. */
+  byReads(): void;
+  /** From now on, a pull finds it empty and closes it. */
+  empty(): void;
+  /** Its first pull is from one of Bun's text consumers (see {@link textChunks}). */
+  asText(): void;
 }
 
 /** The native streams {@link directBody} made. */
@@ -82,28 +131,40 @@ export function isDirectBody(value: unknown): boolean {
   return typeof value === "object" && value !== null && bodies.has(value);
 }
 
-/**
- * Records whether a reader taken with the native `getReader()` (a reader of user code, or of body-readers.ts)
- * holds `body` now; only such a reader makes Bun call `pull()` once per read.
- */
-export function setDirectBodyReaderHeld(body: object, held: boolean): void {
-  const state = bodies.get(body);
-  if (state !== undefined) state.readerHeld = held;
+/** Whether Bun has pulled the direct body `body` (false for any other object). */
+export function isDirectBodyPulled(body: object): boolean {
+  return bodies.get(body)?.pulled() ?? false;
 }
 
 /**
- * BODY-HANDOVER: when `body` is a native stream {@link directBody} made that nothing has pulled, locked or
- * cancelled, and its stream of ours is unlocked: marks it handed over and returns the stream of ours, for a
- * pipe of ours to read directly (see body-readers.ts, which locks `body` meanwhile). A pull of `body` after
- * that finds it empty and closes it. Otherwise undefined.
+ * Marks the direct body `body` as read by Bun with one `read()` at a time (its `tee()`): each pull then reads
+ * one chunk of ours.
  */
-export function handOverDirectBody(body: object): ReadableStream<unknown> | undefined {
-  return bodies.get(body)?.handOver();
+export function readDirectBodyByReads(body: object): void {
+  bodies.get(body)?.byReads();
 }
 
-/** Undoes {@link handOverDirectBody} when the pipe it was for did not start (nothing was read). */
-export function giveBackDirectBody(body: object): void {
-  bodies.get(body)?.giveBack();
+/**
+ * Makes the direct body `body` empty: its pull closes it at once, reading nothing of ours (for a body whose
+ * stream of ours was read by JavaScript: Bun then finds it disturbed, as it finds a native body so read).
+ */
+export function emptyDirectBody(body: object): void {
+  bodies.get(body)?.empty();
+}
+
+/** Tells the direct body `body` that one of Bun's text consumers reads it (see {@link textChunks}). */
+export function readDirectBodyAsText(body: object): void {
+  bodies.get(body)?.asText();
+}
+
+/** {@link directBody} for one of Bun's text consumers (see {@link textChunks}). */
+export function directTextBody(
+  stream: ReadableStream<unknown>,
+  context: string,
+): globalThis.ReadableStream<Uint8Array> {
+  const body = directBody(stream, context);
+  readDirectBodyAsText(body);
+  return body;
 }
 
 /**
@@ -113,25 +174,13 @@ export function giveBackDirectBody(body: object): void {
  * `stream` errors the body with the same object; cancelling the body cancels `stream` with the same reason.
  */
 export function directBody(stream: ReadableStream<unknown>, context: string): globalThis.ReadableStream<Uint8Array> {
-  /** Set while `stream` is handed over to a pipe of ours (BODY-HANDOVER). */
-  let handedOver = false;
-  const state: DirectBodyState = {
-    readerHeld: false,
-    handOver() {
-      if (handedOver || pipe !== undefined || reader !== undefined || failure !== undefined || stream.locked) {
-        return undefined;
-      }
-      handedOver = true;
-      return stream;
-    },
-    giveBack() {
-      handedOver = false;
-    },
-  };
+  let byReads = false;
+  let empty = false;
+  let asText = false;
   /** Set by a first pull from one of Bun's consumers: the whole stream goes through it. */
   let pipe: BridgePipe | undefined;
   let piped: Promise<void> | undefined;
-  /** Set by a first pull from a reader: one chunk per pull, through this reader of ours. */
+  /** Set by a first pull of a body read with `read()`s: one chunk per pull, through this reader of ours. */
   let reader: ReadableStreamDefaultReader<unknown> | undefined;
   /** A bad chunk's error, once `stream` was cancelled with it. */
   let failure: { error: unknown } | undefined;
@@ -145,30 +194,33 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
       throw error;
     }
   };
-  /** One chunk of ours for one read of the body. */
+  /**
+   * One chunk of ours for one read of the body. An empty chunk is passed over (Bun would deliver nothing for
+   * it, and not pull again for the read still waiting).
+   */
   const readOne = (controller: DirectController): Promise<void> =>
-    reader!.read().then((result) => {
+    reader!.read().then((result): Promise<void> | undefined => {
       if (result.done) controller.close();
+      else if (isEmpty(result.value)) return readOne(controller);
       else void write(controller, result.value);
+      return undefined;
     });
-  /** The rest of ours, read with `reader`, for a consumer that took over the body from a released reader. */
-  const pumpRest = async (controller: DirectController): Promise<void> => {
-    for (;;) {
-      const result = await reader!.read();
-      if (result.done) {
-        controller.close();
-        return;
-      }
-      const written = write(controller, result.value);
-      if (written instanceof Promise) await written;
-    }
-  };
   /** All of ours for one of Bun's consumers. */
   const pumpAll = (controller: DirectController): Promise<void> => {
     const byteSink = isOneShotByteSink(controller);
+    const textChunk = asText ? textChunks() : undefined;
+    const nativeSink = isNativeSink(controller);
+    /** Set a task after this pull: what Bun's own pump wrote by then, it has sent. */
+    let taskPassed = false;
+    if (nativeSink) {
+      setTimeout(() => {
+        taskPassed = true;
+      }, 0);
+    }
     pipe = pipeToBridge(stream, context, {
       write(chunk): Promise<void> | undefined {
         if (byteSink && !isBodyChunk(chunk)) throw new TypeError(BYTES_REFUSAL);
+        if (textChunk !== undefined) chunk = textChunk(chunk);
         let written: unknown;
         try {
           written = controller.write(chunk);
@@ -182,38 +234,62 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
         controller.close();
       },
     }, asIs);
-    return (piped = pipe.done.then(undefined, (error: unknown) => {
+    const fail = (error: unknown): never => {
       try {
         controller.close(error);
       } catch {
         // already cancelled by its consumer
       }
       throw error;
+    };
+    return (piped = pipe.done.then(undefined, (error: unknown) => {
+      // A native sink drops what it has not sent when it fails. Bun's own pump of a native stream has sent
+      // the chunks it read in earlier tasks before an error that comes in a later one: what was written is
+      // flushed then, and the error given a task later. An error in the first task fails it at once, as Bun's
+      // own pump fails before it sent anything.
+      if (!nativeSink || !taskPassed) return fail(error);
+      try {
+        (controller as { flush?: () => unknown }).flush?.();
+      } catch {
+        // closed meanwhile
+      }
+      return new Promise<never>((_, reject) => setTimeout(() => reject(error), 0)).catch(fail);
     }));
   };
 
   const source = {
     type: "direct",
     pull(controller: DirectController): Promise<void> | undefined {
-      if (handedOver) {
+      if (empty) {
         controller.close();
         return undefined;
       }
       if (failure !== undefined) throw failure.error;
       if (piped !== undefined) return piped;
-      if (state.readerHeld) {
+      if (byReads) {
         reader ??= stream.getReader();
         return readOne(controller);
       }
-      return reader === undefined ? pumpAll(controller) : pumpRest(controller);
+      return pumpAll(controller);
     },
     cancel(reason: unknown): Promise<void> | undefined {
-      if (failure !== undefined || handedOver) return undefined;
+      if (failure !== undefined || empty) return undefined;
       if (pipe !== undefined) return pipe.cancel(reason);
       return reader === undefined ? stream.cancel(reason) : reader.cancel(reason);
     },
   };
   const body = new Native.ReadableStream(source as unknown as UnderlyingDefaultSource<Uint8Array>);
-  bodies.set(body, state);
+  bodies.set(body, {
+    pulled: () => pipe !== undefined || reader !== undefined || empty || failure !== undefined,
+    byReads() {
+      byReads = true;
+    },
+    empty() {
+      empty = true;
+    },
+    asText() {
+      asText = true;
+    },
+  });
   return body;
 }

@@ -21,7 +21,7 @@ import { isInstance, isOurReadable, Native } from "../kit/natives.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
 import { readManyOf, registerSourceType } from "../kit/reader-extensions.ts";
 import { toNativeBody } from "../kit/to-native.ts";
-import { directBody } from "./direct-body.ts";
+import { directBody, directTextBody } from "./direct-body.ts";
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
@@ -46,7 +46,8 @@ export function patchBunExtensions(tx: PatchTransaction): void {
     const native = Object.getOwnPropertyDescriptor(nativeProto, name)?.value;
     if (typeof native !== "function") continue;
     const body = function (this: unknown, ...args: unknown[]): unknown {
-      const target = isOurReadable(this) ? toNativeBody(this, `ReadableStream.${name}`, directBody) : this;
+      const bridge = name === "text" || name === "json" ? directTextBody : directBody;
+      const target = isOurReadable(this) ? toNativeBody(this, `ReadableStream.${name}`, bridge) : this;
       return (native as Method).apply(target, args);
     };
     defineMethod(tx, ourProto, name, body, native);

@@ -15,7 +15,7 @@
 import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
 import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
-import { patchBodyReaders } from "./body-readers.ts";
+import { ownBody, patchBodyOwners } from "./body-owners.ts";
 import { patchBunConsumers } from "./consumers.ts";
 import { patchBunExtensions } from "./extensions.ts";
 import { directBody } from "./direct-body.ts";
@@ -52,9 +52,11 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
   // Response.prototype.body and Request.prototype.body are non-configurable in Bun: bodies stay native.
   shared: { bodies: false },
   bodyBridge: directBody,
+  // A Response/Request made from ours answers ours as its body, as Bun's answers the stream it was given.
+  onBodyMade: ownBody,
   after: [
     { name: "bun-consumers", run: patchBunConsumers },
-    { name: "bun-body-readers", run: patchBodyReaders },
+    { name: "bun-body-owners", run: patchBodyOwners },
     { name: "bun-extensions", run: patchBunExtensions },
   ],
 });

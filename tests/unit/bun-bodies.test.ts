@@ -242,6 +242,85 @@ bunTest("every chunk enqueued before the source errors reaches the body's reader
   }
 });
 
+bunTest("new Response(stream).body is the stream itself; bodyUsed, locks and clone() as for Bun's own", async () => {
+  const bytes = () =>
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(enc.encode("ab"));
+        c.enqueue(enc.encode("cd"));
+        c.close();
+      },
+    });
+  const describe = (e: unknown) => `${(e as Error).name} ${(e as { code?: unknown }).code} ${(e as Error).message}`;
+  const scenarios: [string, () => Promise<unknown>][] = [
+    ["identity", async () => {
+      const s = bytes();
+      const response = new Response(s);
+      const request = new Request("http://127.0.0.1/", { method: "POST", body: s } as RequestInit);
+      return [response.body === s, request.body === s];
+    }],
+    ["bodyUsed and locked after a read of the body", async () => {
+      const s = bytes();
+      const response = new Response(s);
+      const before = response.bodyUsed;
+      const reader = response.body!.getReader();
+      const lockedBefore = response.bodyUsed;
+      await reader.read();
+      return [before, lockedBefore, response.bodyUsed, s.locked];
+    }],
+    ["text() of a locked body", async () => {
+      const response = new Response(bytes());
+      response.body!.getReader();
+      return await response.text().then((v) => v, describe);
+    }],
+    ["text() of a read, released body", async () => {
+      const response = new Response(bytes());
+      const reader = response.body!.getReader();
+      await reader.read();
+      reader.releaseLock();
+      return await response.text().then((v) => v, describe);
+    }],
+    ["text() once a reader let go unread", async () => {
+      const response = new Response(bytes());
+      response.body!.getReader().releaseLock();
+      return [await response.text(), response.bodyUsed, response.body!.locked];
+    }],
+    ["clone(): both bodies, and the original's body is a branch", async () => {
+      const s = bytes();
+      const response = new Response(s);
+      const copy = response.clone();
+      return [response.body === s, await copy.text(), await response.text()];
+    }],
+    ["clone() of a locked body", () => {
+      const response = new Response(bytes());
+      response.body!.getReader();
+      try {
+        response.clone();
+        return Promise.resolve("cloned");
+      } catch (e) {
+        return Promise.resolve(describe(e));
+      }
+    }],
+    ["clone(): one branch read once pulls the source as far as Bun's own", async () => {
+      const { body, pulls } = countedBody();
+      const response = new Response(body);
+      await response.clone().body!.getReader().read();
+      await tick();
+      return pulls();
+    }],
+    ["new Response(response.body) takes the same stream", async () => {
+      const s = bytes();
+      const first = new Response(s);
+      const second = new Response(first.body);
+      return [second.body === s, await second.text(), first.bodyUsed];
+    }],
+  ];
+  for (const [label, scenario] of scenarios) {
+    const [native, patched] = await bothWays(scenario);
+    assert.is(patched, native, label);
+  }
+});
+
 bunTest("a cancel of the body's reader reaches the source with its reason", async () => {
   const scenario = async () => {
     const reasons: unknown[] = [];

@@ -39,4 +39,10 @@ export { nativeCompressionClasses } from "./compression/native-classes.ts";
 // The default codec (the runtime's own streams in batches), for a factory that hands some streams to it.
 export { createNativeCodec } from "./compression/native-codec.ts";
 // Underlying-source types of a runtime's own (Bun's "direct"), registered by its adapter's patch.
-export { type ReadableSourceTypeMaker, readableSourceTypes } from "./readable/source-types.ts";
+// and readers a runtime makes for its own streams given to our reader classes.
+export {
+  type ForeignReaderMaker,
+  foreignReaders,
+  type ReadableSourceTypeMaker,
+  readableSourceTypes,
+} from "./readable/source-types.ts";

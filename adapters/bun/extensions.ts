@@ -11,6 +11,8 @@
  *   once closed; the stored error is thrown at once by an errored stream, and a released reader throws a
  *   `TypeError`. `size` counts the chunks taken from the queue (Bun sums the queue's sizes: the same for a
  *   default stream without a size function).
+ * - `new ReadableStreamDefaultReader(stream)` / `new ReadableStreamBYOBReader(stream)` of one of Bun's streams
+ *   make Bun's reader of it (`registerNativeReaders`);
  * - `type: "direct"` underlying sources: `new ReadableStream({ type: "direct", pull(controller) { ... } })`
  *   makes Bun's own direct stream (`registerSourceType`), so Bun's consumers and server take it
  *   exactly as they do without the patch.
@@ -19,7 +21,7 @@
 import { ReadableStream, ReadableStreamDefaultReader } from "../../mod.ts";
 import { isInstance, isOurReadable, Native } from "../kit/natives.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
-import { readManyOf, registerSourceType } from "../kit/reader-extensions.ts";
+import { readManyOf, registerNativeReaders, registerSourceType } from "../kit/reader-extensions.ts";
 import { toNativeBody } from "../kit/to-native.ts";
 import { directBody, directTextBody } from "./direct-body.ts";
 
@@ -63,6 +65,8 @@ export function patchBunExtensions(tx: PatchTransaction): void {
     defineMethod(tx, ReadableStreamDefaultReader.prototype, "readMany", readMany, nativeReadMany);
   }
 
+  // Our reader classes given one of Bun's streams (a body, Bun.file().stream()): Bun's reader.
+  registerNativeReaders(tx);
   // `type: "direct"` sources: Bun's own class makes the stream.
   registerSourceType(tx, "direct", (source, strategy) => {
     return new NativeRS(source as UnderlyingDefaultSource, strategy as QueuingStrategy);

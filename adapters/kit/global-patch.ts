@@ -445,14 +445,16 @@ export function patchBodyInit(
         let native: globalThis.ReadableStream<Uint8Array> | undefined;
         // A Request given as input: its native body must be locked if a reader of ours holds its shell.
         syncBodyShellOf(args[0]);
-        const ours = bodyOf(args[1]);
-        if (args.length > 1) {
-          const [init, made] = withNativeBody(args[1], "Request", bridge);
+        // The body is in `init`, or (Bun) in a first argument that is an object but no Request.
+        const at = args.length > 1 ? 1 : isInstance(target, args[0]) ? -1 : 0;
+        const ours = at < 0 ? undefined : bodyOf(args[at]);
+        if (at >= 0) {
+          const [init, made] = withNativeBody(args[at], "Request", bridge);
           native = made;
-          args = [args[0], init, ...args.slice(2)];
+          args = [...args.slice(0, at), init, ...args.slice(at + 1)];
         }
         const request = forBody(
-          bodyOf(args[1]),
+          bodyOf(args[at < 0 ? 1 : at]),
           () => Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object,
         );
         if (native !== undefined) {

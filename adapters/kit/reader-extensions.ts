@@ -5,17 +5,20 @@
  * - `readManyOf(reader)`: Bun's `ReadableStreamDefaultReader.prototype.readMany()` for one of our default
  *   readers;
  * - `registerSourceType(tx, type, maker)`: an underlying-source `type` of the runtime's own (Bun's
- *   `"direct"`) made by the runtime while the patch is on.
+ *   `"direct"`) made by the runtime while the patch is on;
+ * - `registerNativeReaders(tx)`: `new ReadableStreamDefaultReader(native)` and
+ *   `new ReadableStreamBYOBReader(native)` of a native stream make its native reader while the patch is on.
  * @module
  */
 import {
   type BatchAnswer,
   batchReaderOf,
   type DefaultReaderLike,
+  foreignReaders,
   type ReadableSourceTypeMaker,
   readableSourceTypes,
 } from "../../core/internal.ts";
-import { noop } from "./natives.ts";
+import { isNativeReadable, Native, noop } from "./natives.ts";
 import type { PatchTransaction } from "./patch-transaction.ts";
 
 /** What a Bun-shaped `readMany()` answers with. */
@@ -30,9 +33,10 @@ export interface ReadManyAnswer {
 
 /**
  * Bun's `readMany()` for our default reader `reader`: every chunk queued now, taken in one step and answered
- * synchronously; when none is queued, a promise of the next chunk (a read that waits answers with the chunk
- * it gets, so the source is pulled as for one `read()`); `{ value: [], size: 0, done: true }` at once when
- * closed. An errored stream throws its stored error at once, and a released reader a TypeError.
+ * synchronously; when none is queued, a promise of the next chunk and of what is queued when it is answered
+ * (a read that waits answers with the chunk it gets, so the source is pulled as for one `read()`);
+ * `{ value: [], size: 0, done: true }` at once when closed. An errored stream throws its stored error at
+ * once, and a released reader a TypeError.
  */
 export function readManyOf(reader: DefaultReaderLike<unknown>): ReadManyAnswer | Promise<ReadManyAnswer> {
   let waited = false;
@@ -45,13 +49,23 @@ export function readManyOf(reader: DefaultReaderLike<unknown>): ReadManyAnswer |
     },
     hold: () => false,
   };
-  const next = batchReaderOf(reader, "readMany()").readAs(answer);
+  const batches = batchReaderOf(reader, "readMany()");
+  const next = batches.readAs(answer);
   waited = true;
   if (thrown !== undefined) {
     (next as Promise<unknown>).then(undefined, noop);
     throw thrown.error;
   }
-  return next;
+  if (!(next instanceof Promise)) return next;
+  // As Bun's: a read that waited also takes what is queued by the time it is answered.
+  return next.then((result) => {
+    const more = result.done ? undefined : batches.takeQueued();
+    if (more !== undefined) {
+      for (let i = 0; i < more.length; i++) result.value.push(more[i]);
+      result.size += more.length;
+    }
+    return result;
+  });
 }
 
 /**
@@ -60,4 +74,24 @@ export function readManyOf(reader: DefaultReaderLike<unknown>): ReadManyAnswer |
  */
 export function registerSourceType(tx: PatchTransaction, type: string, maker: ReadableSourceTypeMaker): void {
   tx.defineValue(readableSourceTypes, type, maker);
+}
+
+/**
+ * While the patch of `tx` is on, our reader classes given a native stream (which the runtime hands out where
+ * it keeps its own streams, e.g. Bun's bodies and `Bun.file().stream()`) return the native stream's own
+ * reader, as the runtime's classes would: `instanceof` the patched globals, with the runtime's errors for a
+ * locked stream or a BYOB reader of a default stream.
+ */
+export function registerNativeReaders(tx: PatchTransaction): void {
+  const getReader = Native.ReadableStream.prototype.getReader as (this: unknown, options?: object) => object;
+  tx.defineValue(
+    foreignReaders,
+    "default",
+    (stream: object) => (isNativeReadable(stream) ? getReader.call(stream) : undefined),
+  );
+  tx.defineValue(
+    foreignReaders,
+    "byob",
+    (stream: object) => (isNativeReadable(stream) ? getReader.call(stream, { mode: "byob" }) : undefined),
+  );
 }

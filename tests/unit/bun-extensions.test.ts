@@ -249,6 +249,16 @@ bunTest("reader.readMany() on our readers answers as Bun's (case 7)", async () =
       "a bad this",
       sync(() => (ReadableStreamDefaultReader.prototype as unknown as { readMany(): unknown }).readMany.call({})),
     ],
+    ["a read that waits also takes what the same pull() enqueued", async () => {
+      const r = new ReadableStream({
+        pull(c) {
+          c.enqueue("hello");
+          c.enqueue("world");
+          c.close();
+        },
+      }).getReader();
+      return [await readMany(r), await r.read()];
+    }],
   ];
   for (const [label, fn] of scenarios) {
     const [native, patched] = await bothWays(fn);
@@ -296,6 +306,40 @@ bunTest("Bun.write(path, stream) and BunFile.write(stream) write our streams' by
     assert.is(patched, native, label);
   }
 });
+
+bunTest(
+  "new ReadableStreamDefaultReader(Bun's stream) and new Request({ body, url }) as without the patch",
+  async (dir) => {
+    const path = join(dir, "data.txt");
+    await Bun.write(path, "reader-ctor-data");
+    const scenarios: [string, () => unknown][] = [
+      ["a reader of Bun.file().stream()", async () => {
+        const reader = new ReadableStreamDefaultReader(Bun.file(path).stream());
+        let text = "";
+        for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+        return [text, reader instanceof ReadableStreamDefaultReader];
+      }],
+      ["a reader of a Response body", () => new ReadableStreamDefaultReader(new Response("abc").body!).read()],
+      ["a BYOB reader of a default stream", () => new ReadableStreamBYOBReader(new Response("abc").body!)],
+      ["a reader of something else (a TypeError)", () => {
+        try {
+          return new ReadableStreamDefaultReader({} as ReadableStream);
+        } catch (e) {
+          return (e as Error).name;
+        }
+      }],
+      ["new Request({ body: stream, url })", async () => {
+        const s = streamOf("hello", "world");
+        const request = new Request({ body: s, url: "https://example.com/" } as unknown as RequestInfo);
+        return [request.body === s, await request.text(), request.url];
+      }],
+    ];
+    for (const [label, fn] of scenarios) {
+      const [native, patched] = await bothWays(fn);
+      assert.is(patched, native, label);
+    }
+  },
+);
 
 bunTest("unpatch puts back Bun's functions and leaves our prototypes as they were", async () => {
   const fileProto = Object.getPrototypeOf(Bun.file(".")) as object;

@@ -31,7 +31,7 @@ type Method = (this: unknown, ...args: unknown[]) => unknown;
 const BODY_METHODS: readonly string[] = ["text", "json", "bytes", "blob", "arrayBuffer", "formData"];
 
 /** Defines `proto[key] = value` as Bun defines its methods (writable, enumerable, configurable), recorded. */
-function defineMethod(tx: PatchTransaction, proto: object, key: string, value: Function, like: Function): void {
+function defineMethod(tx: PatchTransaction, proto: object, key: string, value: Method, like: Method): void {
   Object.defineProperty(value, "name", { value: like.name });
   Object.defineProperty(value, "length", { value: like.length });
   tx.record(proto, key);
@@ -62,7 +62,7 @@ export function patchBunExtensions(tx: PatchTransaction): void {
       if (!isInstance(ReadableStreamDefaultReader, this)) return (nativeReadMany as Method).call(this);
       return readManyOf(this as ReadableStreamDefaultReader<unknown>);
     };
-    defineMethod(tx, ReadableStreamDefaultReader.prototype, "readMany", readMany, nativeReadMany);
+    defineMethod(tx, ReadableStreamDefaultReader.prototype, "readMany", readMany, nativeReadMany as Method);
   }
 
   // Our reader classes given one of Bun's streams (a body, Bun.file().stream()): Bun's reader.

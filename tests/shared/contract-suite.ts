@@ -276,7 +276,9 @@ export function oursOf<T>(...chunks: T[]): ReadableStream<T> {
 function describeChunks(chunks: unknown[]): string {
   return `[${
     chunks.map((c) =>
-      c instanceof Uint8Array ? `bytes(${c.byteLength})` : typeof c === "object" && c !== null
+      c instanceof Uint8Array
+        ? `bytes(${c.byteLength})`
+        : typeof c === "object" && c !== null
         ? Object.prototype.toString.call(c)
         : JSON.stringify(c) ?? String(c)
     ).join(", ")
@@ -1076,7 +1078,9 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
             assert.ok(native.startsWith("TypeError: "), `a native stream with ${what}: ${native}`);
           }
           assert.is(ours, native, `new Response(ours with ${what}).text() ends as natively`);
-          if (!native.includes(bad.stringified)) assert.not.ok(ours.includes(bad.stringified), `${what} was stringified`);
+          if (!native.includes(bad.stringified)) {
+            assert.not.ok(ours.includes(bad.stringified), `${what} was stringified`);
+          }
         }
         return;
       }

@@ -18,7 +18,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as bun from "../../adapters/bun/mod.ts";
 import * as fuse from "../../mod.ts";
-import { bounded, currentRuntime } from "./runtime-adapter-suite.ts";
+import { bounded, currentRuntime } from "../shared/contract-suite.ts";
 
 const onBun = currentRuntime === "Bun" && typeof Bun !== "undefined";
 const enc = new TextEncoder();

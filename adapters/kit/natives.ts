@@ -13,27 +13,11 @@
 import { ReadableStream as OurReadableStream, WritableStream as OurWritableStream } from "../../core/internal.ts";
 
 /**
- * A native ReadableStream class found from a stream the runtime makes (`Blob.prototype.stream()`), for when
- * the global holds ours already (a bundle that declared it over the global): undefined if there is none.
+ * Never called: its free identifiers only make bundlers keep the names of the other stream globals the patch
+ * replaces free (see the module's documentation; a minifier drops it, and renames everything anyway).
  */
-function nativeReadableFromBlob(): typeof globalThis.ReadableStream | undefined {
-  try {
-    const made = new Blob([]).stream() as unknown as object;
-    const C = (Object.getPrototypeOf(made) as { constructor?: unknown }).constructor;
-    return typeof C === "function" && C !== OurReadableStream ? C as typeof globalThis.ReadableStream : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The global stream classes when this module loads, read as free identifiers (see the module's
- * documentation): the two the kit uses, and the others only so that bundlers keep their names free.
- */
-const globals = {
-  ReadableStream: typeof ReadableStream === "function" ? ReadableStream : undefined,
-  WritableStream: typeof WritableStream === "function" ? WritableStream : undefined,
-  others: [
+export function reservedGlobalNames(): string[] {
+  return [
     typeof ReadableStreamDefaultReader,
     typeof ReadableStreamBYOBReader,
     typeof ReadableStreamBYOBRequest,
@@ -45,17 +29,16 @@ const globals = {
     typeof TransformStreamDefaultController,
     typeof ByteLengthQueuingStrategy,
     typeof CountQueuingStrategy,
-  ],
-};
+  ];
+}
 
-/** The native classes (undefined where the runtime has none). */
+/** The native classes (undefined where the runtime has none), read as free identifiers. */
 export const Native: {
   readonly ReadableStream: typeof globalThis.ReadableStream;
   readonly WritableStream: typeof globalThis.WritableStream;
 } = {
-  ReadableStream:
-    (globals.ReadableStream === (OurReadableStream as unknown) ? nativeReadableFromBlob() : globals.ReadableStream)!,
-  WritableStream: (globals.WritableStream === (OurWritableStream as unknown) ? undefined : globals.WritableStream)!,
+  ReadableStream: (typeof ReadableStream === "function" ? ReadableStream : undefined)!,
+  WritableStream: (typeof WritableStream === "function" ? WritableStream : undefined)!,
 };
 
 const ordinaryHasInstance = Function.prototype[Symbol.hasInstance];

@@ -86,12 +86,8 @@ export function registerNativeReaders(tx: PatchTransaction): void {
   const getReader = Native.ReadableStream.prototype.getReader as (this: unknown, options?: object) => object;
   tx.defineValue(
     foreignReaders,
-    "default",
-    (stream: object) => (isNativeReadable(stream) ? getReader.call(stream) : undefined),
-  );
-  tx.defineValue(
-    foreignReaders,
-    "byob",
-    (stream: object) => (isNativeReadable(stream) ? getReader.call(stream, { mode: "byob" }) : undefined),
+    "make",
+    (stream: object, byob: boolean) =>
+      isNativeReadable(stream) ? getReader.call(stream, byob ? { mode: "byob" } : undefined) : undefined,
   );
 }

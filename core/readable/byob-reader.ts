@@ -46,7 +46,7 @@ export class ReadableStreamBYOBReader {
     const s = readableStreamInternalOrUndefined(stream);
     if (s === undefined) {
       // A runtime's own stream, while its adapter's patch is on: the runtime's reader.
-      const made = foreignReaders.byob?.(stream as object);
+      const made = foreignReaders.make?.(stream as object, true);
       if (made !== undefined) return made as this;
     }
     this.#r = AcquireReadableStreamBYOBReader(s ?? toReadableStreamInternal(stream, "Argument 1"));

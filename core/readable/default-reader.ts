@@ -33,7 +33,7 @@ export class ReadableStreamDefaultReader<R = any> {
     const s = readableStreamInternalOrUndefined(stream);
     if (s === undefined) {
       // A runtime's own stream, while its adapter's patch is on: the runtime's reader.
-      const made = foreignReaders.default?.(stream as object);
+      const made = foreignReaders.make?.(stream as object, false);
       if (made !== undefined) return made as this;
     }
     this.#r = AcquireReadableStreamDefaultReader(s ?? toReadableStreamInternal(stream, "Argument 1"));

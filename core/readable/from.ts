@@ -52,7 +52,7 @@ function GetIteratorFromMethod(obj: unknown, method: Callable, sync: boolean): I
 /** GetIterator(obj, async). */
 function GetAsyncIterator(obj: unknown): IteratorRecord {
   if (obj === undefined || obj === null) {
-    throw typeError(`ReadableStream.from() takes a non-null value; found ${String(obj)}`);
+    throw typeError("ReadableStream.from() takes a non-null value");
   }
   const method = GetMethod(obj, SymbolAsyncIterator);
   if (method !== undefined) return GetIteratorFromMethod(obj, method, false);

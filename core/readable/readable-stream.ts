@@ -54,7 +54,6 @@ import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
 import { IsReadableStreamLocked, ReadableStreamCancel, type ReadableStreamInternal } from "./stream-internal.ts";
 import { ReadableStreamDefaultTee } from "./tee.ts";
 
-/** Converts the `type` member of an UnderlyingSource: true for "bytes", false when undefined. */
 /** The source's `type`: true for "bytes", false when absent, a registered maker for a runtime's own type. */
 function convertReadableStreamType(t: unknown): boolean | ReadableSourceTypeMaker {
   if (t === undefined) return false;

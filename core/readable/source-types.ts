@@ -12,12 +12,15 @@ export type ReadableSourceTypeMaker = (underlyingSource: object, strategy: unkno
 /** The registered makers, by type (a null-prototype object: only registered types are found). */
 export const readableSourceTypes: Record<string, ReadableSourceTypeMaker | undefined> = Object.create(null);
 
-/** Makes a reader for a stream that is not one of ours (a runtime's own), or returns undefined. */
-export type ForeignReaderMaker = (stream: object) => object | undefined;
+/**
+ * Makes a reader (a BYOB reader when `byob`) for a stream that is not one of ours (a runtime's own), or
+ * returns undefined.
+ */
+export type ForeignReaderMaker = (stream: object, byob: boolean) => object | undefined;
 
 /**
- * Readers of streams that are not ours: while a runtime adapter's patch has registered a maker,
+ * Readers of streams that are not ours: while a runtime adapter's patch has registered a maker as `make`,
  * `new ReadableStreamDefaultReader(stream)` / `new ReadableStreamBYOBReader(stream)` of a runtime's own stream
  * return what it makes (the runtime's reader) instead of throwing the standard's `TypeError`.
  */
-export const foreignReaders: { default?: ForeignReaderMaker; byob?: ForeignReaderMaker } = Object.create(null);
+export const foreignReaders: { make?: ForeignReaderMaker } = {};

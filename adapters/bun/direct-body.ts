@@ -222,10 +222,13 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
         if (byteSink && !isBodyChunk(chunk)) throw new TypeError(BYTES_REFUSAL);
         if (textChunk !== undefined) chunk = textChunk(chunk);
         let written: unknown;
-        try {
-          written = controller.write(chunk);
-        } catch (error) {
-          if (!skipsNullish(chunk, error)) throw error;
+        if (chunk != null) written = controller.write(chunk);
+        else {
+          try {
+            written = controller.write(chunk);
+          } catch (error) {
+            if (!skipsNullish(chunk, error)) throw error;
+          }
         }
         // Unobservable: the pipe is the only writer, and waiting on Bun's promise is its backpressure.
         return written instanceof Promise ? written.then(noop) : undefined;

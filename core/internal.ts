@@ -50,3 +50,11 @@ export {
   errorTransformStream,
   isReadableByteStream,
 } from "./stream-control.ts";
+// Underlying-source types of a runtime's own (Bun's "direct"), registered by its adapter's patch,
+// and readers a runtime makes for its own streams given to our reader classes.
+export {
+  type ForeignReaderMaker,
+  foreignReaders,
+  type ReadableSourceTypeMaker,
+  readableSourceTypes,
+} from "./readable/source-types.ts";

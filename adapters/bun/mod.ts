@@ -15,7 +15,9 @@
 import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
 import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
+import { ownBody, patchBodyOwners } from "./body-owners.ts";
 import { patchBunConsumers } from "./consumers.ts";
+import { patchBunExtensions } from "./extensions.ts";
 import { directBody } from "./direct-body.ts";
 import process from "node:process";
 import { installZlibCodec } from "../kit/zlib-codec.ts";
@@ -50,7 +52,13 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
   // Response.prototype.body and Request.prototype.body are non-configurable in Bun: bodies stay native.
   shared: { bodies: false },
   bodyBridge: directBody,
-  after: [{ name: "bun-consumers", run: patchBunConsumers }],
+  // A Response/Request made from ours answers ours as its body, as Bun's answers the stream it was given.
+  onBodyMade: ownBody,
+  after: [
+    { name: "bun-consumers", run: patchBunConsumers },
+    { name: "bun-body-owners", run: patchBodyOwners },
+    { name: "bun-extensions", run: patchBunExtensions },
+  ],
 });
 
 /**

@@ -28,10 +28,10 @@ import {
 import { noop } from "./natives.ts";
 import { bodyBytes } from "./to-native.ts";
 
-/** What a bridge does with our stream's bytes. */
-export interface BridgeSink {
-  /** Takes the bytes of one chunk; a promise keeps the pipe waiting (backpressure). */
-  write(bytes: Uint8Array): Promise<void> | undefined;
+/** What a bridge does with our stream's chunks, each converted first (`T`: the bytes of a chunk, by default). */
+export interface BridgeSink<T = Uint8Array> {
+  /** Takes one converted chunk; a promise keeps the pipe waiting (backpressure). */
+  write(chunk: T): Promise<void> | undefined;
   /** Our stream closed. */
   close(): void;
 }
@@ -55,19 +55,42 @@ export interface BridgePipe {
 /** The error the pipe's sink is put in when the native side cancels (never seen outside this module). */
 const kCancelled: unique symbol = Symbol("cancelled by the native side");
 
+/** Checks and converts one chunk for a sink (throws the error that ends the bridge for a bad chunk). */
+export type ChunkConversion<T> = (chunk: unknown, context: string) => T;
+
 /**
- * Feeds `stream` into `sink`, each chunk checked and converted by `bodyBytes` (`context` names the API in
- * its `TypeError`): a TransformStream's readable side through a fused pipe, any other stream in batches.
+ * Feeds `stream` into `sink`, each chunk checked and converted by `convert` (default: `bodyBytes`, the bytes
+ * of a BufferSource, else the `TypeError` naming `context`, the API): a TransformStream's readable side
+ * through a fused pipe, any other stream in batches.
  */
-export function pipeToBridge(stream: ReadableStream<unknown>, context: string, sink: BridgeSink): BridgePipe {
-  return isTransformReadable(stream) ? pipedBridge(stream, context, sink) : batchedBridge(stream, context, sink);
+export function pipeToBridge(stream: ReadableStream<unknown>, context: string, sink: BridgeSink): BridgePipe;
+export function pipeToBridge<T>(
+  stream: ReadableStream<unknown>,
+  context: string,
+  sink: BridgeSink<T>,
+  convert: ChunkConversion<T>,
+): BridgePipe;
+export function pipeToBridge<T>(
+  stream: ReadableStream<unknown>,
+  context: string,
+  sink: BridgeSink<T>,
+  convert: ChunkConversion<T> = bodyBytes as unknown as ChunkConversion<T>,
+): BridgePipe {
+  return isTransformReadable(stream)
+    ? pipedBridge(stream, context, sink, convert)
+    : batchedBridge(stream, context, sink, convert);
 }
 
 /**
  * The pipe: `stream` piped into `sink`. It never cancels `stream` itself (`preventCancel`): the bridge
  * does, with the native reason or the failing chunk's error, once the pipe has let go of it.
  */
-function pipedBridge(stream: ReadableStream<unknown>, context: string, sink: BridgeSink): BridgePipe {
+function pipedBridge<T>(
+  stream: ReadableStream<unknown>,
+  context: string,
+  sink: BridgeSink<T>,
+  convert: ChunkConversion<T>,
+): BridgePipe {
   let controller!: WritableStreamDefaultController;
   /** What the sink threw (a chunk that is not a BufferSource, or the native write's error). */
   let sinkError: { error: unknown } | undefined;
@@ -80,7 +103,7 @@ function pipedBridge(stream: ReadableStream<unknown>, context: string, sink: Bri
     write(chunk): Promise<void> | undefined {
       let written: Promise<void> | undefined;
       try {
-        written = sink.write(bodyBytes(chunk, context));
+        written = sink.write(convert(chunk, context));
       } catch (error) {
         sinkError = { error };
         throw error;
@@ -125,7 +148,12 @@ const HOLD_BYTES = 64 * 1024;
  * releases `stream`; its error rejects `done` with the same object; a bad chunk or a failing sink cancels
  * `stream` with that error and rejects `done` with it; the native side's cancel cancels `stream` at once.
  */
-function batchedBridge(stream: ReadableStream<unknown>, context: string, sink: BridgeSink): BridgePipe {
+function batchedBridge<T>(
+  stream: ReadableStream<unknown>,
+  context: string,
+  sink: BridgeSink<T>,
+  convert: ChunkConversion<T>,
+): BridgePipe {
   /** Set by the native side's cancel: our cancel's promise. */
   let cancelled: Promise<void> | undefined;
   let reader: BatchReader<unknown> | undefined;
@@ -157,7 +185,7 @@ function batchedBridge(stream: ReadableStream<unknown>, context: string, sink: B
         }
         for (let i = 0; i < next.length; i++) {
           try {
-            const written = sink.write(bodyBytes(next[i], context));
+            const written = sink.write(convert(next[i], context));
             if (written !== undefined) await written;
           } catch (error) {
             if (cancelled !== undefined) return;

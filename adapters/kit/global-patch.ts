@@ -96,10 +96,23 @@ export interface GlobalPatchOptions {
    * ReadableStream global while it makes a stream of an async-iterable body).
    */
   readonly aroundBodyInit?: BodyInitHook;
+  /**
+   * Called with each `Response`/`Request` made from one of our streams (`new Response(ours)`,
+   * `new Request(url, { body: ours })`), that stream and the native stream the runtime was given for it
+   * (Bun: the instance's `body` then answers ours, as Bun's own answers the stream it was given).
+   */
+  readonly onBodyMade?: BodyMadeHook;
 }
 
 /** See {@link GlobalPatchOptions.aroundBodyInit}. */
 export type BodyInitHook = <T>(body: unknown, call: () => T) => T;
+
+/** See {@link GlobalPatchOptions.onBodyMade}. */
+export type BodyMadeHook = (
+  owner: object,
+  ours: api.ReadableStream<unknown>,
+  native: globalThis.ReadableStream<Uint8Array>,
+) => void;
 
 /** The three patch functions of an adapter. */
 export interface GlobalPatch {
@@ -132,7 +145,7 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
     ...(options.shared?.bodies === false ? [] : [{ name: "bodies", run: patchBodyGetters }]),
     ...(options.shared?.bodyInit === false ? [] : [{
       name: "body-init",
-      run: (t: PatchTransaction) => patchBodyInit(t, options.bodyBridge, options.aroundBodyInit),
+      run: (t: PatchTransaction) => patchBodyInit(t, options.bodyBridge, options.aroundBodyInit, options.onBodyMade),
     }]),
     ...(options.after ?? []),
   ];
@@ -414,7 +427,12 @@ function bodyOf(init: unknown): unknown {
  * prototypes, the statics and `instanceof` are the native ones. The native stream made for a
  * Response/Request is remembered (`bodyMadeFor`).
  */
-export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge, around?: BodyInitHook): void {
+export function patchBodyInit(
+  tx: PatchTransaction,
+  bridge?: BodyBridge,
+  around?: BodyInitHook,
+  made?: BodyMadeHook,
+): void {
   const g = global();
   const forBody: BodyInitHook = around ?? ((_body, call) => call());
   for (const name of ["Response", "Request", "fetch"]) tx.record(g, name);
@@ -423,15 +441,19 @@ export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge, around?
     const proxy: typeof NativeResponse = new Proxy(NativeResponse, {
       construct(target, args, newTarget): object {
         let native: globalThis.ReadableStream<Uint8Array> | undefined;
-        if (args.length > 0 && isOurReadable(args[0])) {
-          native = toNativeBody(args[0], "Response", bridge);
+        const ours = args[0];
+        if (args.length > 0 && isOurReadable(ours)) {
+          native = toNativeBody(ours, "Response", bridge);
           args = [native, ...args.slice(1)];
         }
         const response = forBody(
           args[0],
           () => Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object,
         );
-        if (native !== undefined) rememberBody(response, native);
+        if (native !== undefined) {
+          rememberBody(response, native);
+          made?.(response, ours as api.ReadableStream<unknown>, native);
+        }
         return response;
       },
     });
@@ -444,16 +466,22 @@ export function patchBodyInit(tx: PatchTransaction, bridge?: BodyBridge, around?
         let native: globalThis.ReadableStream<Uint8Array> | undefined;
         // A Request given as input: its native body must be locked if a reader of ours holds its shell.
         syncBodyShellOf(args[0]);
-        if (args.length > 1) {
-          const [init, made] = withNativeBody(args[1], "Request", bridge);
+        // The body is in `init`, or (Bun) in a first argument that is an object but no Request.
+        const at = args.length > 1 ? 1 : isInstance(target, args[0]) ? -1 : 0;
+        const ours = at < 0 ? undefined : bodyOf(args[at]);
+        if (at >= 0) {
+          const [init, made] = withNativeBody(args[at], "Request", bridge);
           native = made;
-          args = [args[0], init, ...args.slice(2)];
+          args = [...args.slice(0, at), init, ...args.slice(at + 1)];
         }
         const request = forBody(
-          bodyOf(args[1]),
+          bodyOf(args[at < 0 ? 1 : at]),
           () => Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object,
         );
-        if (native !== undefined) rememberBody(request, native);
+        if (native !== undefined) {
+          rememberBody(request, native);
+          made?.(request, ours as api.ReadableStream<unknown>, native);
+        }
         return request;
       },
     });

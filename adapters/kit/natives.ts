@@ -1,17 +1,44 @@
 /**
  * The runtime's own (native) stream classes and brand checks, captured when this module loads, before any
  * patch replaces the globals. Only web-standard globals are read.
+ *
+ * They are read as free identifiers (`ReadableStream`, not `globalThis.ReadableStream`), every stream class
+ * name the patch replaces: a bundler that puts fusestreams' modules in one scope then gives our classes other
+ * names. Without that, esbuild's ESM output declares `var ReadableStream = class ...` at its top level, and a
+ * bundle evaluated as a classic script (edge-runtime's `new EdgeRuntime({ initialCode })`, as local emulators
+ * take a bundled worker) would replace the runtime's own classes with ours before anything could capture
+ * them: native bodies would not be recognised, and piping them into ours would fail.
  * @module
  */
-import { ReadableStream, WritableStream } from "../../core/internal.ts";
+import { ReadableStream as OurReadableStream, WritableStream as OurWritableStream } from "../../core/internal.ts";
 
-/** The native classes (undefined where the runtime has none). */
+/**
+ * Never called: its free identifiers only make bundlers keep the names of the other stream globals the patch
+ * replaces free (see the module's documentation; a minifier drops it, and renames everything anyway).
+ */
+export function reservedGlobalNames(): string[] {
+  return [
+    typeof ReadableStreamDefaultReader,
+    typeof ReadableStreamBYOBReader,
+    typeof ReadableStreamBYOBRequest,
+    typeof ReadableByteStreamController,
+    typeof ReadableStreamDefaultController,
+    typeof WritableStreamDefaultWriter,
+    typeof WritableStreamDefaultController,
+    typeof TransformStream,
+    typeof TransformStreamDefaultController,
+    typeof ByteLengthQueuingStrategy,
+    typeof CountQueuingStrategy,
+  ];
+}
+
+/** The native classes (undefined where the runtime has none), read as free identifiers. */
 export const Native: {
   readonly ReadableStream: typeof globalThis.ReadableStream;
   readonly WritableStream: typeof globalThis.WritableStream;
 } = {
-  ReadableStream: globalThis.ReadableStream,
-  WritableStream: globalThis.WritableStream,
+  ReadableStream: (typeof ReadableStream === "function" ? ReadableStream : undefined)!,
+  WritableStream: (typeof WritableStream === "function" ? WritableStream : undefined)!,
 };
 
 const ordinaryHasInstance = Function.prototype[Symbol.hasInstance];
@@ -22,13 +49,13 @@ export function isInstance(C: abstract new (...args: never[]) => unknown, value:
 }
 
 /** Whether `value` is one of our (fusestreams) ReadableStreams, by the prototype chain. */
-export function isOurReadable(value: unknown): value is ReadableStream {
-  return isInstance(ReadableStream, value);
+export function isOurReadable(value: unknown): value is OurReadableStream {
+  return isInstance(OurReadableStream, value);
 }
 
 /** Whether `value` is one of our (fusestreams) WritableStreams, by the prototype chain. */
-export function isOurWritable(value: unknown): value is WritableStream {
-  return isInstance(WritableStream, value);
+export function isOurWritable(value: unknown): value is OurWritableStream {
+  return isInstance(OurWritableStream, value);
 }
 
 const readableLocked = Native.ReadableStream === undefined

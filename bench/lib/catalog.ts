@@ -562,6 +562,31 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
   },
   {
+    id: "rt-response-bytes-text",
+    group: 12,
+    title: "Deno/Bun: new Response(ReadableStream ({ type: 'bytes' }, pull enqueues one chunk)).text()",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "rt-response-bytes-forward",
+    group: 12,
+    title:
+      "Deno/Bun: new Response(ReadableStream ({ type: 'bytes' })).body -> 1 transform -> WritableStream, all of the global classes",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "rt-response-read",
+    group: 12,
+    title: "Deno/Bun: new Response(ReadableStream (pull enqueues one chunk)).body read by a reader loop",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
     id: "rt-serve-3",
     group: 12,
     title:

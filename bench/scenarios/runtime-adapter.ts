@@ -246,6 +246,18 @@ function nativeByteSource(NativeRS: RS, fresh: Uint8Array<ArrayBuffer>[]): Reada
   });
 }
 
+/** A byte stream of `fresh` (pull enqueues one), made with `RS` (the global class: ours when patched). */
+function byteSource(RS: RS, fresh: Uint8Array<ArrayBuffer>[]): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new RS({
+    type: "bytes",
+    pull(controller) {
+      controller.enqueue(fresh[i++]!);
+      if (i === fresh.length) controller.close();
+    },
+  });
+}
+
 /** A default stream of the scenario's chunks (pull enqueues one), made with `RS`. */
 function pullSource(RS: RS, chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> {
   let i = 0;
@@ -315,6 +327,43 @@ function buildBench(id: string, data: Data, NativeRS: RS, implName: string, impl
           const tally = new Tally();
           tally.addAscii(text);
           tally.check(expect, "new Response(stream).text()");
+        },
+      };
+
+    case "rt-response-bytes-text":
+      return {
+        ...(note ? { note } : {}),
+        prepare: () => freshChunks(data),
+        async run(fresh) {
+          const { RS } = activate();
+          const text = await new Response(byteSource(RS, fresh) as unknown as BodyInit).text();
+          const tally = new Tally();
+          tally.addAscii(text);
+          tally.check(expect, "new Response(byte stream).text()");
+        },
+      };
+
+    case "rt-response-bytes-forward":
+      return {
+        ...(note ? { note } : {}),
+        prepare: () => freshChunks(data),
+        async run(fresh) {
+          const { RS, WS, TS } = activate();
+          const body = new Response(byteSource(RS, fresh) as unknown as BodyInit).body!;
+          const tally = new Tally();
+          await body.pipeThrough(passOn(TS)).pipeTo(tallySink(WS, tally));
+          tally.check(expect, "byte-stream Response forwarding");
+        },
+      };
+
+    case "rt-response-read":
+      return {
+        ...(note ? { note } : {}),
+        async run() {
+          const { RS } = activate();
+          const tally = new Tally();
+          await readAll(new Response(pullSource(RS, chunks) as unknown as BodyInit).body!, tally);
+          tally.check(expect, "new Response(stream).body read by a reader loop");
         },
       };
 

@@ -34,6 +34,7 @@ import {
   type BatchSession,
   RAW_BATCH_ANSWER,
   ReadableStreamDefaultReaderReadBatch,
+  ReadableStreamTakeQueued,
 } from "./engine.ts";
 import { readableStreamInternalOrUndefined } from "../readable/brand.ts";
 import { defaultReaderInternalOrUndefined } from "../readable/default-reader.ts";
@@ -42,7 +43,7 @@ import {
   ReadableStreamReaderGenericCancel,
   ReadableStreamReaderRelease,
 } from "../readable/reader-ops.ts";
-import type { ReaderInternal, ReaderOwner } from "../readable/stream-internal.ts";
+import { READABLE, type ReaderInternal, type ReaderOwner } from "../readable/stream-internal.ts";
 import { describeValue } from "../shared/describe.ts";
 
 export { BATCH_DONE, type BatchAnswer };
@@ -80,6 +81,11 @@ export interface BatchReader<T> {
    * itself (no reaction job in between), so a consumer that awaits it runs in the very next job.
    */
   readAs<R>(answer: BatchAnswer<R>): R | Promise<R>;
+  /**
+   * The chunks queued now, taken in one step as {@link BatchReader.read} takes them, or undefined when none is
+   * queued, a read is waiting, the stream is not readable or not a fusestreams stream: it never waits.
+   */
+  takeQueued(): T[] | undefined;
   /** Cancels the stream with `reason` and releases the lock. */
   cancel(reason?: unknown): Promise<void>;
   /** Releases the lock (a read still waiting rejects with a TypeError). */
@@ -130,6 +136,14 @@ class OurBatchReader<T> implements BatchReader<T> {
     }
     return ReadableStreamDefaultReaderReadBatch(reader, answer, this.#session);
   }
+  takeQueued(): T[] | undefined {
+    const reader = this.#reader;
+    const stream = reader.stream;
+    if (stream === undefined || reader.size !== 0 || stream.state !== READABLE) return undefined;
+    const queued = ReadableStreamTakeQueued(stream);
+    if (queued !== undefined) stream.disturbed = true;
+    return queued as T[] | undefined;
+  }
   cancel(reason?: unknown): Promise<void> {
     const reader = this.#reader;
     if (reader.stream === undefined) return PromiseReject(typeError("Cannot cancel a stream using a released reader"));
@@ -167,6 +181,9 @@ class ForeignBatchReader<T> implements BatchReader<T> {
     this.#reader = reader;
     const readMany = (reader as { readMany?: unknown }).readMany;
     this.#readMany = typeof readMany === "function" ? readMany as NativeReadMany<T> : undefined;
+  }
+  takeQueued(): T[] | undefined {
+    return undefined;
   }
   read(): Batch<T> | Promise<Batch<T>> {
     const reader = this.#reader;

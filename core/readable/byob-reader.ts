@@ -2,6 +2,7 @@
  * ReadableStreamBYOBReader (Streams §4.4).
  * @module
  */
+import { foreignReaders } from "./source-types.ts";
 import {
   arrayBufferByteLength,
   convertArrayBufferView,
@@ -13,7 +14,7 @@ import {
 import { defineInterface } from "../shared/interface.ts";
 import { PromiseReject, ReflectApply } from "../shared/primordials.ts";
 import { convertDictionary, convertEnforceRangeULongLong, rangeError, typeError } from "../shared/webidl.ts";
-import { toReadableStreamInternal } from "./brand.ts";
+import { readableStreamInternalOrUndefined, toReadableStreamInternal } from "./brand.ts";
 import { PromiseReadRequest, type ReadResult } from "./read-requests.ts";
 import {
   AcquireReadableStreamBYOBReader,
@@ -38,11 +39,17 @@ const TypedArrayLengthGetter = Object.getOwnPropertyDescriptor(
 
 /** A reader that reads bytes into buffers supplied by the consumer (§4.4). */
 export class ReadableStreamBYOBReader {
-  #r: ReaderInternal;
+  #r!: ReaderInternal;
 
   /** Locks the readable byte stream `stream`. Throws a TypeError if it is locked or not a byte stream. */
   constructor(stream: ReadableStream<Uint8Array<ArrayBuffer>>) {
-    this.#r = AcquireReadableStreamBYOBReader(toReadableStreamInternal(stream, "Argument 1"));
+    const s = readableStreamInternalOrUndefined(stream);
+    if (s === undefined) {
+      // A runtime's own stream, while its adapter's patch is on: the runtime's reader.
+      const made = foreignReaders.make?.(stream as object, true);
+      if (made !== undefined) return made as this;
+    }
+    this.#r = AcquireReadableStreamBYOBReader(s ?? toReadableStreamInternal(stream, "Argument 1"));
   }
 
   static {

@@ -2,10 +2,11 @@
  * ReadableStreamDefaultReader (Streams §4.3).
  * @module
  */
+import { foreignReaders } from "./source-types.ts";
 import { defineInterface } from "../shared/interface.ts";
 import { PromiseReject, PromiseResolve } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
-import { toReadableStreamInternal } from "./brand.ts";
+import { readableStreamInternalOrUndefined, toReadableStreamInternal } from "./brand.ts";
 import { PromiseReadRequest, type ReadResult } from "./read-requests.ts";
 import {
   AcquireReadableStreamDefaultReader,
@@ -25,11 +26,17 @@ function illegal(): TypeError {
 /** A reader that reads chunks from a ReadableStream it has locked (§4.3). */
 // deno-lint-ignore no-explicit-any -- lib.dom's generic default
 export class ReadableStreamDefaultReader<R = any> {
-  #r: ReaderInternal;
+  #r!: ReaderInternal;
 
   /** Locks `stream` and creates a reader for it. Throws a TypeError if the stream is locked. */
   constructor(stream: ReadableStream<R>) {
-    this.#r = AcquireReadableStreamDefaultReader(toReadableStreamInternal(stream, "Argument 1"));
+    const s = readableStreamInternalOrUndefined(stream);
+    if (s === undefined) {
+      // A runtime's own stream, while its adapter's patch is on: the runtime's reader.
+      const made = foreignReaders.make?.(stream as object, false);
+      if (made !== undefined) return made as this;
+    }
+    this.#r = AcquireReadableStreamDefaultReader(s ?? toReadableStreamInternal(stream, "Argument 1"));
   }
 
   static {

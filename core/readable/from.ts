@@ -61,7 +61,11 @@ const NOT_ITERABLE = "ReadableStream.from() requires an async iterable or iterab
 function OpenAsyncSequence(V: unknown): IteratorRecord {
   if (!isObject(V)) {
     throw typeError(
-      typeof V === "string" ? "ReadableStream.from() takes no string since 2026: pass [text]" : NOT_ITERABLE,
+      typeof V === "string"
+        ? "ReadableStream.from() takes no string since 2026: pass [text]"
+        : V === undefined || V === null
+        ? "ReadableStream.from() takes a non-null value"
+        : NOT_ITERABLE,
     );
   }
   const method = GetMethod(V, SymbolAsyncIterator);

@@ -42,6 +42,7 @@ import { ReadableStreamBYOBReader } from "./byob-reader.ts";
 import { SetUpReadableStreamDefaultControllerFromUnderlyingSource } from "./default-controller.ts";
 import { ReadableStreamDefaultReader } from "./default-reader.ts";
 import { ReadableStreamFromIterable } from "./from.ts";
+import { type ReadableSourceTypeMaker, readableSourceTypes } from "./source-types.ts";
 import { ReadableStreamPipeTo } from "./pipe-to.ts";
 import {
   isNativeReadableStream,
@@ -53,12 +54,14 @@ import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
 import { IsReadableStreamLocked, ReadableStreamCancel, type ReadableStreamInternal } from "./stream-internal.ts";
 import { ReadableStreamDefaultTee } from "./tee.ts";
 
-/** Converts the `type` member of an UnderlyingSource: true for "bytes", false when undefined. */
-function convertReadableStreamType(t: unknown): boolean {
+/** The source's `type`: true for "bytes", false when absent, a registered maker for a runtime's own type. */
+function convertReadableStreamType(t: unknown): boolean | ReadableSourceTypeMaker {
   if (t === undefined) return false;
   const str = convertDOMString(t);
-  if (str !== "bytes") throw typeError(`'${str}' is not a valid ReadableStreamType; the only valid type is 'bytes'`);
-  return true;
+  if (str === "bytes") return true;
+  const maker = readableSourceTypes[str];
+  if (maker !== undefined) return maker;
+  throw typeError(`'${str}' is not a valid ReadableStreamType; the only valid type is 'bytes'`);
 }
 
 function convertPipeOptions(
@@ -86,7 +89,7 @@ function illegal(): TypeError {
 /** A source of data that can be read, piped and teed (§4.2). */
 // deno-lint-ignore no-explicit-any -- lib.dom's generic default
 export class ReadableStream<R = any> {
-  #s: ReadableStreamInternal;
+  #s!: ReadableStreamInternal;
 
   /**
    * Creates a ReadableStream from an underlying source (`type: "bytes"` for a readable byte stream)
@@ -112,7 +115,7 @@ export class ReadableStream<R = any> {
     let cancelFn: Callable | undefined;
     let pullFn: Callable | undefined;
     let startFn: Callable | undefined;
-    let bytes = false;
+    let bytes: boolean | ReadableSourceTypeMaker = false;
     if (underlyingSource !== undefined) {
       const s = underlyingSource as Record<string, unknown>;
       const aacs = s.autoAllocateChunkSize;
@@ -124,6 +127,8 @@ export class ReadableStream<R = any> {
       const start = s.start;
       if (start !== undefined) startFn = convertCallback(start, "underlyingSource.start");
       bytes = convertReadableStreamType(s.type);
+      // A runtime's own source type (registered by its adapter's patch): the runtime makes the stream.
+      if (typeof bytes === "function") return bytes(underlyingSource, strategy) as this;
     }
     if (bytes) {
       if (strategyRecord.size !== undefined) {

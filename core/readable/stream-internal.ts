@@ -342,7 +342,11 @@ export function ReadableStreamFulfillReadIntoRequest(
   chunk: ArrayBufferView,
   done: boolean,
 ): void {
-  const request = stream.reader!.shift();
+  // Script run by an earlier fulfillment (a `then` getter on Object.prototype) may have released the reader,
+  // which rejected every read-into request: nothing is left to fulfill.
+  const reader = stream.reader;
+  if (reader === undefined || reader.size === 0) return;
+  const request = reader.shift();
   if (done) request.closeSteps(chunk);
   else request.chunkSteps(chunk);
 }

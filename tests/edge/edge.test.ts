@@ -5,7 +5,10 @@
  *   - workerd through miniflare, twice in one workerd process: with a current compatibility date (async
  *     iterable bodies are iterated, flag fetch_iterable_type_support) and with an old one (2024-09-23,
  *     without that flag: a stream workerd did not make is stringified as a body);
- *   - edge-runtime (Vercel), behind its own HTTP server on 127.0.0.1 in a child process.
+ *   - edge-runtime (Vercel), behind its own HTTP server on 127.0.0.1 in a child process;
+ *   - edge-runtime entered as local emulators do, in another child process: `new EdgeRuntime({ initialCode })`
+ *     with the worker bundled as one ES-module scope evaluated as a classic script, its handler called with
+ *     requests made in the Node.js realm.
  *
  * Each route of the worker does one thing (see worker.ts) and the tests check the bytes or what it
  * observed. A loopback echo server in this process answers the worker's fetch() calls. Everything listens
@@ -14,7 +17,7 @@
  * Runs on Node 26 (`node scripts/unit.ts tests/edge/edge.test.ts`), as a step of `npm test`.
  * @module
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -61,13 +64,16 @@ await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
 const ECHO = `http://127.0.0.1:${(echo.address() as AddressInfo).port}/`;
 
 const workerEntry = join(here, "worker.ts");
-const [moduleScript, swScript] = await Promise.all([
+const [moduleScript, swScript, plainScript] = await Promise.all([
   bundleWorker(workerEntry, "module"),
   bundleWorker(workerEntry, "service-worker"),
+  bundleWorker(workerEntry, "script"),
 ]);
 mkdirSync(tmp, { recursive: true });
 const swPath = join(tmp, "worker.sw.js");
 writeFileSync(swPath, swScript);
+const scriptPath = join(tmp, "worker.script.js");
+writeFileSync(scriptPath, plainScript);
 
 /**
  * workerd's output, less the report (and its stack of addresses) of the one uncaught error a test causes on
@@ -110,27 +116,47 @@ try {
   throw err;
 }
 
-const edgeRuntime = spawn(process.execPath, [join(here, "edge-runtime-server.ts"), swPath, "120"], {
-  stdio: ["pipe", "pipe", "inherit"],
-});
-const edgeUrl = await new Promise<string>((resolve, reject) => {
-  let text = "";
-  const timer = setTimeout(() => reject(new Error(`edge-runtime did not start: ${text}`)), 20_000);
-  edgeRuntime.stdout.on("data", (chunk: Buffer) => {
-    text += chunk.toString();
-    const m = /LISTEN (\S+)/.exec(text);
-    if (m) {
-      clearTimeout(timer);
-      resolve(m[1]!.replace(/\/$/, ""));
-    }
+/** Starts tests/edge/edge-runtime-server.ts with `args`; resolves with the process and its URL. */
+async function startEdgeRuntime(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(here, "edge-runtime-server.ts"), ...args], {
+    stdio: ["pipe", "pipe", "inherit"],
   });
-  edgeRuntime.on("exit", (code) => reject(new Error(`edge-runtime exited with ${code}: ${text}`)));
-}).catch(async (err: unknown) => {
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let text = "";
+      const timer = setTimeout(() => reject(new Error(`edge-runtime did not start: ${text}`)), 20_000);
+      child.stdout!.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+        const m = /LISTEN (\S+)/.exec(text);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!.replace(/\/$/, ""));
+        }
+      });
+      child.on("exit", (code) => reject(new Error(`edge-runtime exited with ${code}: ${text}`)));
+    });
+    return { child, url };
+  } catch (err) {
+    child.kill();
+    throw err;
+  }
+}
+
+// edge-runtime behind its own server (a service-worker script), and entered as local emulators do (a
+// bundle evaluated as a classic script, its handler called from the Node.js realm).
+const edgeRuntimes = await Promise.allSettled([
+  startEdgeRuntime([swPath, "120"]),
+  startEdgeRuntime([scriptPath, "120", "--evaluate"]),
+]);
+if (edgeRuntimes.some((r) => r.status === "rejected")) {
   // Nothing may outlive a failed start: this file's load error is then the whole report.
-  edgeRuntime.kill();
+  for (const r of edgeRuntimes) if (r.status === "fulfilled") r.value.child.kill();
   await stopServers();
-  throw err;
-});
+  throw (edgeRuntimes.find((r) => r.status === "rejected") as PromiseRejectedResult).reason;
+}
+const [edgeServer, edgeEvaluate] = edgeRuntimes.map((r) =>
+  (r as PromiseFulfilledResult<{ child: ChildProcess; url: string }>).value
+) as [{ child: ChildProcess; url: string }, { child: ChildProcess; url: string }];
 
 function workerdTarget(name: string): Target {
   // miniflare types its Fetcher with its own Request/Response classes; these are undici's, as Node's.
@@ -152,18 +178,25 @@ const TARGETS: Target[] = [
   {
     name: "edge-runtime",
     runtime: "edge-light",
-    fetch: (path, init) => fetch(`${edgeUrl}${path}`, { ...init, signal: AbortSignal.timeout(REQUEST_MS) }),
+    fetch: (path, init) => fetch(`${edgeServer.url}${path}`, { ...init, signal: AbortSignal.timeout(REQUEST_MS) }),
+  },
+  {
+    name: "edge-runtime (new EdgeRuntime({ initialCode }), a script bundle, evaluate)",
+    runtime: "edge-light",
+    fetch: (path, init) => fetch(`${edgeEvaluate.url}${path}`, { ...init, signal: AbortSignal.timeout(REQUEST_MS) }),
   },
 ];
 
 let remaining = TARGETS.length;
 async function stopAll(): Promise<void> {
   await mf.dispose();
-  edgeRuntime.stdin.end();
-  await new Promise<void>((resolve) => {
-    if (edgeRuntime.exitCode !== null) resolve();
-    else edgeRuntime.on("exit", () => resolve());
-  });
+  await Promise.all([edgeServer.child, edgeEvaluate.child].map((child) => {
+    child.stdin!.end();
+    return new Promise<void>((resolve) => {
+      if (child.exitCode !== null) resolve();
+      else child.on("exit", () => resolve());
+    });
+  }));
   await new Promise<void>((resolve) => echo.close(() => resolve()));
 }
 
@@ -379,6 +412,9 @@ for (const t of TARGETS) {
     assert.is(r.blobThroughOurs, r.expected, "Blob.stream() through ours");
     assert.is(r.nativeToOurs, r.expected);
     assert.is(r.oursThroughNative, r.expected, `ours through native ${r.nativePair}`);
+    assert.is(r.responseThroughOurs, r.expected, "new Response(bytes).body.pipeThrough(ours)");
+    assert.is(r.requestThroughOurs, r.requestExpected, "request.body.pipeThrough(ours)");
+    assert.is(r.decoderToOurs, r.decoderExpected, "a TextDecoderStream's readable side piped into ours");
   });
 
   test("patched: text(), arrayBuffer(), bytes(), json() of new Response(ours): value, bodyUsed, a second call as native", async () => {

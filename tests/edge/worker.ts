@@ -61,7 +61,11 @@ const Native = {
 
 const copy: Stage = (c) => c.slice();
 
-let before: Snapshot | undefined;
+/**
+ * The snapshot taken by /patch (held in an object: a bundle evaluated as a classic script makes its top-level
+ * variables globals, and the snapshot must not see its own variable change).
+ */
+const saved: { before: Snapshot | undefined } = { before: undefined };
 
 function json(value: unknown, status = 200): Response {
   return new Native.Response(JSON.stringify(value), { status, headers: { "content-type": "application/json" } });
@@ -159,7 +163,7 @@ function state(): Response {
 }
 
 function patch(): Response {
-  before = takeSnapshot({ edge });
+  const before = saved.before = takeSnapshot({ edge });
   try {
     edge.patchGlobalWebStreams();
     return json({ ok: true, patched: edge.isGlobalWebStreamsPatched() });
@@ -174,10 +178,11 @@ function patch(): Response {
 }
 
 function unpatch(): Response {
+  const before = saved.before;
   if (before === undefined) return json({ error: "no snapshot: /patch first" }, 400);
   edge.unpatchGlobalWebStreams();
   const diff = diffSnapshot(before, takeSnapshot({ edge }));
-  before = undefined;
+  saved.before = undefined;
   return json({
     patched: edge.isGlobalWebStreamsPatched(),
     globalIsOurs: globalThis.ReadableStream === (edge.ReadableStream as unknown),
@@ -430,8 +435,32 @@ async function instanceOf(request: Request): Promise<Response> {
     .pipeThrough(native1 as never)
     .pipeThrough(native2 as never);
   const oursThroughNative = await bytesOf(throughNative as never).then((b) => digest(b), (e) => errorInfo(e));
+  // Native streams the runtime makes, piped into ours (issue 27, case 11): a Response body, the request body,
+  // and a TextDecoderStream's readable side.
+  const responseThroughOurs = await bytesOf(new Response(bytes).body!.pipeThrough(identity() as never) as never)
+    .then((b) => digest(b), (e) => errorInfo(e));
+  const requestThroughOurs = await bytesOf(request.body!.pipeThrough(identity() as never) as never)
+    .then((b) => digest(b), (e) => errorInfo(e));
+  const decoded: string[] = [];
+  const decoder = new TextDecoderStream();
+  const writer = decoder.writable.getWriter();
+  void writer.write(bytes).then(() => writer.close());
+  const decoderToOurs = await (decoder.readable as unknown as edge.ReadableStream<string>)
+    .pipeTo(
+      new edge.WritableStream<string>({
+        write(c) {
+          decoded.push(c);
+        },
+      }),
+    )
+    .then(() => decoded.join(""), (e) => errorInfo(e));
   const responseBody = new Response("abc").body;
   return json({
+    responseThroughOurs,
+    requestThroughOurs,
+    requestExpected: digest(new Uint8Array([1, 2, 3])),
+    decoderToOurs,
+    decoderExpected: "hello, edge",
     ReadableStream: both("ReadableStream"),
     WritableStream: both("WritableStream"),
     TransformStream: both("TransformStream"),

@@ -46,7 +46,14 @@ const serve: Serve | undefined = onBun
   }
   : undefined;
 
-runtimeAdapterSuite({ runtime: "Bun", adapter: bun.adapter, here: onBun, serve, register: uvuRegistrar });
+runtimeAdapterSuite({
+  runtime: "Bun",
+  adapter: bun.adapter,
+  here: onBun,
+  serve,
+  register: uvuRegistrar,
+  bodyChunks: "as native",
+});
 
 // ---- Bun's own streams and consumers
 

@@ -899,4 +899,39 @@ test("[EnforceRange] conversions do not read a replaced global Number (autoAlloc
   assert.equal(Array.from(result.value!), [5, 6, 7, 8]);
 });
 
+test("respond(0) after close: a reader released by a `then` getter during the first fulfillment is left alone", async () => {
+  // Script on Object.prototype.then runs while a read-into result is resolved; releasing the reader there
+  // rejects the other pending read, and the remaining descriptors must not be committed to a reader that is gone.
+  let releaseNow: (() => void) | undefined;
+  Object.defineProperty(Object.prototype, "then", {
+    configurable: true,
+    get() {
+      const release = releaseNow;
+      releaseNow = undefined;
+      release?.();
+      return undefined;
+    },
+  });
+  let outcomes: string[];
+  try {
+    let controller!: ReadableByteStreamController;
+    const stream = new ReadableStream({
+      type: "bytes",
+      start(c) {
+        controller = c;
+      },
+    });
+    const reader = stream.getReader({ mode: "byob" });
+    const a = reader.read(new Uint8Array(4)).then((r) => `a: done ${r.done}`, (e: Error) => `a: ${e.name}`);
+    const b = reader.read(new Uint8Array(4)).then((r) => `b: done ${r.done}`, (e: Error) => `b: ${e.name}`);
+    controller.close();
+    releaseNow = () => reader.releaseLock();
+    controller.byobRequest!.respond(0);
+    outcomes = await Promise.all([a, b]);
+  } finally {
+    delete (Object.prototype as { then?: unknown }).then;
+  }
+  assert.equal(outcomes, ["a: done true", "b: TypeError"]);
+});
+
 test.run();

@@ -128,6 +128,10 @@ test("from: non-iterable or primitive-free garbage throws TypeError synchronousl
   for (const bad of [undefined, null, 1, true, {}, { [Symbol.iterator]: 1 }, { [Symbol.asyncIterator]: "no" }]) {
     assert.instance(syncError(() => ReadableStream.from(bad as never)), TypeError, String(bad));
   }
+  // null and undefined are named as such (Bun's own message, which Bun's tests check)
+  for (const bad of [undefined, null]) {
+    assert.match(String(syncError(() => ReadableStream.from(bad as never))), /takes a non-null value/);
+  }
 });
 
 // whatwg/streams#1372 (July 2026): the argument is a Web IDL async_sequence<any>, which must be an object, so a

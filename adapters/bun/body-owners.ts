@@ -1,0 +1,150 @@
+/**
+ * A `Response` or `Request` made from one of our streams while patched keeps answering that stream as its
+ * `body`, as Bun's own answers the very stream it was given (`new Response(stream).body === stream`): the
+ * runtime reads the native stream made for it (BUN-DIRECT, direct-body.ts), JavaScript reads ours itself
+ * (its own chunks, read no further ahead than its reader asks, every chunk before an error, its own `tee()`,
+ * pipes and iteration).
+ *
+ * - `onBodyMade` (the kit's hook): the instance gets own `body` and `bodyUsed` accessors (Bun defines them
+ *   non-configurable on the prototypes). `body` answers ours while the native stream is still the instance's
+ *   body (after `clone()` Bun gives it a branch of a tee, answered as it is); `bodyUsed` is also true once ours
+ *   was read or cancelled.
+ * - The patch step `bun-body-owners`: the methods that read or tee a body (`text()`, `json()`, `bytes()`,
+ *   `arrayBuffer()`, `blob()`, `formData()`, `clone()` of `Response.prototype` and `Request.prototype`) first
+ *   show Bun the state ours is in, when ours was used by JavaScript: a native stream Bun has not pulled is
+ *   locked for the call when ours is locked, and emptied (read once, closed) when ours was read, so Bun throws
+ *   its own error for a locked or used body; a body read whole leaves ours locked, as Bun leaves its stream.
+ *   Before `clone()` tees it, it is marked as read one `read()` at a time (direct-body.ts), so the branches
+ *   pull ours no further than they read.
+ * @module
+ */
+import { type ReadableStream, readableStreamState } from "../../mod.ts";
+import { noop, ownerOf } from "../kit/natives.ts";
+import type { PatchTransaction } from "../kit/patch-transaction.ts";
+import {
+  emptyDirectBody,
+  isDirectBody,
+  isDirectBodyPulled,
+  readDirectBodyAsText,
+  readDirectBodyByReads,
+} from "./direct-body.ts";
+
+type Getter = (this: unknown) => unknown;
+type Method = (this: unknown, ...args: unknown[]) => unknown;
+
+/** The stream of ours and the native stream of each Response/Request made from one of ours. */
+interface MadeBody {
+  readonly ours: ReadableStream<unknown>;
+  readonly native: globalThis.ReadableStream<Uint8Array>;
+  /** The prototype's own `body` and `bodyUsed` getters (Bun's). */
+  readonly body: Getter;
+  readonly bodyUsed: Getter;
+}
+
+const madeBodies = new WeakMap<object, MadeBody>();
+
+/** The prototype getter `key` of `owner` (Bun's `body` / `bodyUsed`), or undefined. */
+function protoGetter(owner: object, key: string): Getter | undefined {
+  const proto = ownerOf(Object.getPrototypeOf(owner) as object, key);
+  return proto === undefined ? undefined : Object.getOwnPropertyDescriptor(proto, key)?.get as Getter | undefined;
+}
+
+/** The made body of `owner` while its native stream is still its body, else undefined. */
+function currentMadeBody(owner: unknown): MadeBody | undefined {
+  const made = typeof owner === "object" && owner !== null ? madeBodies.get(owner) : undefined;
+  return made !== undefined && made.body.call(owner) === made.native ? made : undefined;
+}
+
+/** The instance's `body` (shared by every instance made from ours). */
+function body(this: object): unknown {
+  const made = madeBodies.get(this);
+  if (made === undefined) throw new TypeError("Illegal invocation");
+  const current = made.body.call(this);
+  return current === made.native ? made.ours : current;
+}
+
+/** The instance's `bodyUsed`. */
+function bodyUsed(this: object): unknown {
+  const made = madeBodies.get(this);
+  if (made === undefined) throw new TypeError("Illegal invocation");
+  if (made.bodyUsed.call(this) === true) return true;
+  return made.body.call(this) === made.native && readableStreamState(made.ours)?.disturbed === true;
+}
+
+/** See the module's documentation (the kit's `onBodyMade` hook). */
+export function ownBody(
+  owner: object,
+  ours: ReadableStream<unknown>,
+  native: globalThis.ReadableStream<Uint8Array>,
+): void {
+  if (!isDirectBody(native)) return;
+  const getBody = protoGetter(owner, "body");
+  const getBodyUsed = protoGetter(owner, "bodyUsed");
+  if (getBody === undefined || getBodyUsed === undefined) return;
+  madeBodies.set(owner, { ours, native, body: getBody, bodyUsed: getBodyUsed });
+  Object.defineProperty(owner, "body", { get: body, enumerable: false, configurable: true });
+  Object.defineProperty(owner, "bodyUsed", { get: bodyUsed, enumerable: false, configurable: true });
+}
+
+/** The methods of `Response`/`Request` with which Bun reads or tees a body. */
+const BODY_METHODS = ["arrayBuffer", "blob", "bytes", "formData", "json", "text", "clone"] as const;
+
+/**
+ * Runs `call` (Bun's body method on `owner`) with the native stream in the state JavaScript left ours in
+ * (see the module's documentation).
+ */
+function withBodyState(owner: unknown, method: string, call: () => unknown): unknown {
+  const made = currentMadeBody(owner);
+  if (made === undefined || isDirectBodyPulled(made.native)) return call();
+  const state = readableStreamState(made.ours)!;
+  if (state.locked) {
+    const reader = made.native.getReader();
+    try {
+      return call();
+    } finally {
+      reader.releaseLock();
+    }
+  }
+  if (state.disturbed) {
+    emptyDirectBody(made.native);
+    const reader = made.native.getReader();
+    reader.read().then(undefined, noop);
+    reader.releaseLock();
+  } else if (method === "clone") {
+    readDirectBodyByReads(made.native);
+    return call();
+  } else if (method === "text" || method === "json") {
+    readDirectBodyAsText(made.native);
+  }
+  const result = call();
+  // Bun leaves the stream of a body it read whole locked, as it is: ours too, once the bridge let it go.
+  const keepLocked = (): void => {
+    if (!made.ours.locked) made.ours.getReader();
+  };
+  if (result instanceof Promise) result.then(keepLocked, keepLocked);
+  return result;
+}
+
+/** See the module's documentation. */
+export function patchBodyOwners(tx: PatchTransaction): void {
+  const g = globalThis as unknown as Record<string, { prototype?: object } | undefined>;
+  const done: unknown[] = [];
+  for (const name of ["Response", "Request"]) {
+    const classProto = g[name]?.prototype;
+    for (const method of BODY_METHODS) {
+      const owner = ownerOf(classProto, method) as Record<string, unknown> | undefined;
+      const original = owner?.[method];
+      if (owner === undefined || typeof original !== "function" || done.includes(original)) continue;
+      done.push(original);
+      const wrapped = function (this: unknown, ...args: unknown[]): unknown {
+        return withBodyState(this, method, () => (original as Method).apply(this, args));
+      };
+      Object.defineProperty(wrapped, "name", { value: original.name });
+      Object.defineProperty(wrapped, "length", { value: original.length });
+      // Bun defines them writable and non-configurable: assigned (recorded, and assigned back on unpatch).
+      tx.record(owner, method);
+      owner[method] = wrapped;
+      if (owner[method] !== wrapped) throw new TypeError(`${name}.prototype.${method} could not be replaced`);
+    }
+  }
+}

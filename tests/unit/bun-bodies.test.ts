@@ -1,0 +1,347 @@
+/**
+ * Our streams as Bun bodies (BUN-DIRECT) read by JavaScript, with the Bun adapter's patch on (issue 27, case
+ * 10): application code written against the globals runs once without the patch (Bun's streams) and once
+ * with it (ours), and must show the same thing:
+ *
+ * - how far the source is pulled ahead of the body's reader (a reader, iteration, `tee()`, pipes to native
+ *   and to our destinations);
+ * - every chunk enqueued before the source errors reaches the reader, then the error itself;
+ * - each chunk reaches the reader as one chunk.
+ *
+ * On other runtimes every test is skipped with a message.
+ *
+ *   bun tests/unit/bun-bodies.test.ts
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import * as bun from "../../adapters/bun/mod.ts";
+import { bounded, currentRuntime } from "../shared/contract-suite.ts";
+
+const onBun = currentRuntime === "Bun" && typeof Bun !== "undefined";
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+const bunTest = (name: string, fn: () => Promise<void>): void => {
+  if (!onBun) {
+    test.skip(`bun bodies: ${name}`, () => undefined);
+    return;
+  }
+  test(`bun bodies: ${name}`, async () => {
+    try {
+      await bounded(fn(), name);
+    } finally {
+      bun.unpatchGlobalWebStreams();
+    }
+  });
+};
+if (!onBun) console.log(`bun-bodies: skipped on ${currentRuntime} (Bun's Response is needed)`);
+
+/** Runs `fn` natively and then with the patch on; returns both results as JSON. */
+async function bothWays(fn: () => Promise<unknown>): Promise<[native: string, patched: string]> {
+  const native = JSON.stringify(await fn());
+  bun.patchGlobalWebStreams();
+  try {
+    return [native, JSON.stringify(await fn())];
+  } finally {
+    bun.unpatchGlobalWebStreams();
+  }
+}
+
+const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 10));
+const NativeWS = globalThis.WritableStream;
+
+/** A source of 100-byte chunks (one per pull) as the body of a Response, counting its pulls. */
+function countedBody(): { body: ReadableStream<Uint8Array>; pulls(): number } {
+  let pulls = 0;
+  const source = new ReadableStream<Uint8Array>({
+    pull(c) {
+      pulls++;
+      c.enqueue(new Uint8Array(100).fill(pulls));
+    },
+  });
+  return { body: new Response(source).body!, pulls: () => pulls };
+}
+
+bunTest(
+  "piped into our WritableStream, a body of ours is pulled as far as the same stream of ours itself",
+  async () => {
+    // (our pipe follows the standard and has one more chunk in flight than Bun's own pipe: core, not bodies)
+    bun.patchGlobalWebStreams();
+    const run = async (asBody: boolean) => {
+      const { body, pulls } = countedBody();
+      let writes = 0;
+      let source = body;
+      if (!asBody) {
+        let n = 0;
+        source = new ReadableStream({
+          pull(c) {
+            c.enqueue(new Uint8Array(100).fill(++n));
+          },
+        });
+      }
+      void source.pipeTo(new WritableStream({ write: () => (++writes === 1 ? new Promise(() => {}) : undefined) }));
+      await tick();
+      return [writes, asBody ? pulls() : undefined];
+    };
+    const viaBody = await run(true);
+    let plainPulls = 0;
+    {
+      let writes = 0;
+      const source = new ReadableStream({
+        pull(c) {
+          plainPulls++;
+          c.enqueue(new Uint8Array(100));
+        },
+      });
+      void source.pipeTo(new WritableStream({ write: () => (++writes === 1 ? new Promise(() => {}) : undefined) }));
+      await tick();
+    }
+    assert.equal(viaBody, [1, plainPulls]);
+  },
+);
+
+bunTest("the source is pulled no further ahead of the body's reader than a native body's", async () => {
+  const scenarios: [string, () => Promise<unknown>][] = [
+    ["a reader, one read", async () => {
+      const { body, pulls } = countedBody();
+      const reader = body.getReader();
+      const first = await reader.read();
+      await tick();
+      const afterOne = pulls();
+      await reader.read();
+      await reader.read();
+      await tick();
+      return [first.value!.byteLength, afterOne, pulls()];
+    }],
+    ["for await, one chunk", async () => {
+      const { body, pulls } = countedBody();
+      let size = 0;
+      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+        size = chunk.byteLength;
+        break;
+      }
+      await tick();
+      return [size, pulls()];
+    }],
+    ["values({ preventCancel }), two chunks, then a reader", async () => {
+      const { body, pulls } = countedBody();
+      const sizes: number[] = [];
+      const iterator = (body as unknown as { values(o: object): AsyncIterable<Uint8Array> }).values({
+        preventCancel: true,
+      });
+      for await (const chunk of iterator) {
+        sizes.push(chunk.byteLength);
+        if (sizes.length === 2) break;
+      }
+      await tick();
+      const reader = body.getReader();
+      sizes.push((await reader.read()).value!.byteLength);
+      await tick();
+      return [sizes, pulls()];
+    }],
+    ["tee(), one read of one branch", async () => {
+      const { body, pulls } = countedBody();
+      const [a] = body.tee();
+      await a.getReader().read();
+      await tick();
+      return pulls();
+    }],
+    ["pipeTo() Bun's WritableStream that takes one chunk and waits", async () => {
+      const { body, pulls } = countedBody();
+      let writes = 0;
+      void body.pipeTo(new NativeWS({ write: () => (++writes === 1 ? new Promise(() => {}) : undefined) }));
+      await tick();
+      return [writes, pulls()];
+    }],
+    ["pipeThrough(new TransformStream()), one read", async () => {
+      const { body, pulls } = countedBody();
+      const reader = body.pipeThrough(new TransformStream()).getReader();
+      await reader.read();
+      await tick();
+      return pulls();
+    }],
+    ["new Response(body).body read once (a body handed on)", async () => {
+      const { body, pulls } = countedBody();
+      await new Response(body).body!.getReader().read();
+      await tick();
+      return pulls();
+    }],
+  ];
+  for (const [label, scenario] of scenarios) {
+    const [native, patched] = await bothWays(scenario);
+    assert.is(patched, native, label);
+  }
+});
+
+/** A Response body: 5 chunks queued at once, then the source errors (at once, or after a timer). */
+function failingBody(when: "at once" | "later", error: Error): ReadableStream<Uint8Array> {
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < 5; i++) c.enqueue(enc.encode(`c${i};`));
+        if (when === "later") setTimeout(() => c.error(error), 5);
+      },
+      pull(c) {
+        if (when === "at once") c.error(error);
+      },
+    }),
+  ).body!;
+}
+
+bunTest("every chunk enqueued before the source errors reaches the body's reader, then the error", async () => {
+  const error = new RangeError("the source failed");
+  const settle = async (got: string[], run: () => Promise<unknown>): Promise<unknown> => {
+    try {
+      await run();
+      return [got, "no error"];
+    } catch (e) {
+      return [got, e === error ? "the source's error" : String(e)];
+    }
+  };
+  for (const when of ["at once", "later"] as const) {
+    const scenarios: [string, () => Promise<unknown>][] = [
+      ["a reader", () => {
+        const got: string[] = [];
+        return settle(got, async () => {
+          const reader = failingBody(when, error).getReader();
+          for (let r = await reader.read(); !r.done; r = await reader.read()) got.push(dec.decode(r.value));
+        });
+      }],
+      ["for await", () => {
+        const got: string[] = [];
+        return settle(got, async () => {
+          for await (const chunk of failingBody(when, error) as unknown as AsyncIterable<Uint8Array>) {
+            got.push(dec.decode(chunk));
+          }
+        });
+      }],
+      ["pipeTo()", () => {
+        const got: string[] = [];
+        return settle(got, () =>
+          failingBody(when, error).pipeTo(
+            new WritableStream({
+              write(chunk) {
+                got.push(dec.decode(chunk));
+              },
+            }),
+          ));
+      }],
+      ["pipeThrough(new TransformStream()) and a reader", () => {
+        const got: string[] = [];
+        return settle(got, async () => {
+          const reader = failingBody(when, error).pipeThrough(new TransformStream()).getReader();
+          for (let r = await reader.read(); !r.done; r = await reader.read()) got.push(dec.decode(r.value));
+        });
+      }],
+      ["text()", () => settle([], () => new Response(failingBody(when, error)).text())],
+    ];
+    for (const [label, scenario] of scenarios) {
+      const [native, patched] = await bothWays(scenario);
+      assert.is(patched, native, `${label}, the source failing ${when}`);
+    }
+  }
+});
+
+bunTest("new Response(stream).body is the stream itself; bodyUsed, locks and clone() as for Bun's own", async () => {
+  const bytes = () =>
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(enc.encode("ab"));
+        c.enqueue(enc.encode("cd"));
+        c.close();
+      },
+    });
+  const describe = (e: unknown) => `${(e as Error).name} ${(e as { code?: unknown }).code} ${(e as Error).message}`;
+  const scenarios: [string, () => Promise<unknown>][] = [
+    ["identity", async () => {
+      const s = bytes();
+      const response = new Response(s);
+      const request = new Request("http://127.0.0.1/", { method: "POST", body: s } as RequestInit);
+      return [response.body === s, request.body === s];
+    }],
+    ["bodyUsed and locked after a read of the body", async () => {
+      const s = bytes();
+      const response = new Response(s);
+      const before = response.bodyUsed;
+      const reader = response.body!.getReader();
+      const lockedBefore = response.bodyUsed;
+      await reader.read();
+      return [before, lockedBefore, response.bodyUsed, s.locked];
+    }],
+    ["text() of a locked body", async () => {
+      const response = new Response(bytes());
+      response.body!.getReader();
+      return await response.text().then((v) => v, describe);
+    }],
+    ["text() of a read, released body", async () => {
+      const response = new Response(bytes());
+      const reader = response.body!.getReader();
+      await reader.read();
+      reader.releaseLock();
+      return await response.text().then((v) => v, describe);
+    }],
+    ["text() once a reader let go unread", async () => {
+      const response = new Response(bytes());
+      response.body!.getReader().releaseLock();
+      return [await response.text(), response.bodyUsed, response.body!.locked];
+    }],
+    ["clone(): both bodies, and the original's body is a branch", async () => {
+      const s = bytes();
+      const response = new Response(s);
+      const copy = response.clone();
+      return [response.body === s, await copy.text(), await response.text()];
+    }],
+    ["clone() of a locked body", () => {
+      const response = new Response(bytes());
+      response.body!.getReader();
+      try {
+        response.clone();
+        return Promise.resolve("cloned");
+      } catch (e) {
+        return Promise.resolve(describe(e));
+      }
+    }],
+    ["clone(): one branch read once pulls the source as far as Bun's own", async () => {
+      const { body, pulls } = countedBody();
+      const response = new Response(body);
+      await response.clone().body!.getReader().read();
+      await tick();
+      return pulls();
+    }],
+    ["new Response(response.body) takes the same stream", async () => {
+      const s = bytes();
+      const first = new Response(s);
+      const second = new Response(first.body);
+      return [second.body === s, await second.text(), first.bodyUsed];
+    }],
+  ];
+  for (const [label, scenario] of scenarios) {
+    const [native, patched] = await bothWays(scenario);
+    assert.is(patched, native, label);
+  }
+});
+
+bunTest("a cancel of the body's reader reaches the source with its reason", async () => {
+  const scenario = async () => {
+    const reasons: unknown[] = [];
+    const body = new Response(
+      new ReadableStream({
+        pull(c) {
+          c.enqueue(enc.encode("x"));
+        },
+        cancel(reason) {
+          reasons.push(reason);
+        },
+      }),
+    ).body!;
+    const reader = body.getReader();
+    await reader.read();
+    await reader.cancel("enough");
+    await tick();
+    return reasons;
+  };
+  const [native, patched] = await bothWays(scenario);
+  assert.is(patched, native);
+});
+
+test.run();

@@ -1,6 +1,7 @@
 /**
- * The Node.js steps of the global patch (see `NODE_PATCH`): undici loaded first, the state symbols
- * `node:stream` reads, `cancel()` of a locked body, `clone()`, and `node:stream`'s `fromWeb`/`toWeb`.
+ * The Node.js steps of the global patch (see `NODE_PATCH`): undici loaded first, the symbols `node:stream`
+ * reads and calls on web streams (kit: `node-stream-symbols.ts`), `cancel()` of a locked body, `clone()`,
+ * `node:stream`'s `fromWeb`/`toWeb`, and `node:stream/web`'s exports (`stream-web.ts`).
  * @module
  */
 import process from "node:process";
@@ -10,21 +11,14 @@ import type { RuntimeAdapterConfig } from "../kit/runtime-adapter.ts";
 import { isBodyShell } from "../kit/body-shells.ts";
 import { ReadableStreamTeeInPlace } from "../kit/body-tee.ts";
 import { isOurReadable, isOurWritable } from "../kit/natives.ts";
+import { patchNodeStreamSymbols } from "../kit/node-stream-symbols.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
 import { fromNodeDuplex, toNodeDuplex } from "./duplex.ts";
 import { fromNodeReadable } from "./from-node-readable.ts";
 import { fromNodeWritable } from "./from-node-writable.ts";
 import { toNodeReadable } from "./to-node-readable.ts";
 import { toNodeWritable } from "./to-node-writable.ts";
-import { type Deferred, deferred, noop } from "./shared.ts";
-
-/** Registered symbols through which Node.js (`node:stream` utilities, undici) asks a web stream for its state. */
-const kIsDisturbed = Symbol.for("nodejs.stream.disturbed");
-const kIsErrored = Symbol.for("nodejs.stream.errored");
-const kIsReadable = Symbol.for("nodejs.stream.readable");
-const kIsWritable = Symbol.for("nodejs.stream.writable");
-const kIsClosedPromise = Symbol.for("nodejs.webstream.isClosedPromise");
-const getOwn = Object.getOwnPropertyDescriptor;
+import { patchStreamWebExports } from "./stream-web.ts";
 
 /**
  * The Node.js adapter's configuration of the kit's global patch: its own steps around the shared ones.
@@ -34,12 +28,14 @@ const getOwn = Object.getOwnPropertyDescriptor;
 export const NODE_PATCH: Pick<RuntimeAdapterConfig, "before" | "after" | "shared"> = {
   before: [
     { name: "load undici", run: loadUndici },
-    { name: "node:stream state symbols", run: patchStateSymbols },
+    { name: "node:stream symbols", run: patchNodeStreamSymbols },
   ],
   after: [
     { name: "locked cancel", run: patchLockedCancel },
     { name: "Response/Request clone", run: patchClone },
     { name: "node:stream fromWeb/toWeb", run: patchNodeStreamStatics },
+    // Last: it mirrors every global replaced before it.
+    { name: "node:stream/web exports", run: patchStreamWebExports },
   ],
   shared: { bodyInit: false },
 };
@@ -63,53 +59,6 @@ function loadUndici(tx: PatchTransaction): void {
   tx.record(g, "fetch");
   void g.Response;
   void g.fetch;
-}
-
-/**
- * The state Node.js reads from web streams through registered symbols: `isDisturbed()`, `isErrored()`,
- * `isReadable()` / `isWritable()` (undici relies on them for `bodyUsed` and to error a body when a fetch
- * is aborted) and `finished()` (undici waits with it for the end of every response body), answered from
- * the core's state views (`readableStreamState()`, `writableStreamState()`, `whenReadableStreamSettles()`),
- * so they are exact however the stream is consumed.
- *
- * Runs before the prototypes are linked to the native ones, so what the core defines itself is kept.
- */
-function patchStateSymbols(tx: PatchTransaction): void {
-  const rsProto = api.ReadableStream.prototype as object;
-  const wsProto = api.WritableStream.prototype as object;
-  const closedRecords = new WeakMap<object, Deferred>();
-  const getters: [object, symbol, (this: object) => unknown][] = [
-    [rsProto, kIsDisturbed, function (this: object) {
-      return api.readableStreamState(this)?.disturbed ?? false;
-    }],
-    [rsProto, kIsErrored, function (this: object) {
-      return api.readableStreamState(this)?.state === "errored";
-    }],
-    [rsProto, kIsReadable, function (this: object) {
-      return api.readableStreamState(this)?.state === "readable";
-    }],
-    [rsProto, kIsClosedPromise, function (this: object) {
-      let record = closedRecords.get(this);
-      if (record === undefined) {
-        const d = deferred();
-        record = d;
-        d.promise.then(undefined, noop);
-        closedRecords.set(this, d);
-        api.whenReadableStreamSettles(this, () => d.resolve(), (e) => d.reject(e));
-      }
-      return record;
-    }],
-    [wsProto, kIsErrored, function (this: object) {
-      return api.writableStreamState(this)?.state === "errored";
-    }],
-    [wsProto, kIsWritable, function (this: object) {
-      return api.writableStreamState(this)?.state === "writable";
-    }],
-  ];
-  for (const [proto, key, get] of getters) {
-    if (getOwn(proto, key) !== undefined) continue;
-    tx.defineAccessor(proto, key, get as (this: never) => unknown);
-  }
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The Node.js steps of the global patch (see `NODE_PATCH`): undici loaded first, the symbols `node:stream`
  * reads and calls on web streams (kit: `node-stream-symbols.ts`), `cancel()` of a locked body, `clone()`,
- * `node:stream`'s `fromWeb`/`toWeb`, and `node:stream/web`'s exports (`stream-web.ts`).
+ * `node:stream`'s `fromWeb`/`toWeb`, transfer (kit: `transfer.ts`), and `node:stream/web`'s exports
+ * (`stream-web.ts`).
  * @module
  */
 import process from "node:process";
@@ -12,6 +13,7 @@ import { isBodyShell } from "../kit/body-shells.ts";
 import { ReadableStreamTeeInPlace } from "../kit/body-tee.ts";
 import { isOurReadable, isOurWritable } from "../kit/natives.ts";
 import { patchNodeStreamSymbols } from "../kit/node-stream-symbols.ts";
+import { patchTransfer } from "../kit/transfer.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
 import { fromNodeDuplex, toNodeDuplex } from "./duplex.ts";
 import { fromNodeReadable } from "./from-node-readable.ts";
@@ -34,6 +36,7 @@ export const NODE_PATCH: Pick<RuntimeAdapterConfig, "before" | "after" | "shared
     { name: "locked cancel", run: patchLockedCancel },
     { name: "Response/Request clone", run: patchClone },
     { name: "node:stream fromWeb/toWeb", run: patchNodeStreamStatics },
+    { name: "transfer", run: patchTransfer },
     // Last: it mirrors every global replaced before it.
     { name: "node:stream/web exports", run: patchStreamWebExports },
   ],

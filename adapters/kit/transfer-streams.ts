@@ -36,10 +36,22 @@ import { nativeInSameState } from "./to-native.ts";
 /** The native TransformStream class, captured when the kit loads (before any patch). */
 const NativeTransformStream: typeof globalThis.TransformStream | undefined = globalThis.TransformStream;
 
+const getPrototypeOf = Object.getPrototypeOf;
+const ObjectProto = Object.prototype;
+const ArrayProto = Array.prototype;
+const RS_PROTO: object = ReadableStream.prototype;
+const WS_PROTO: object = WritableStream.prototype;
+const TS_PROTO: object = TransformStream.prototype;
+
 /** Whether `value` is one of our ReadableStreams, WritableStreams or TransformStreams (by the prototype chain). */
 export function isOurStream(value: unknown): boolean {
-  return typeof value === "object" && value !== null &&
-    (isInstance(ReadableStream, value) || isInstance(WritableStream, value) || isInstance(TransformStream, value));
+  if (typeof value !== "object" || value === null) return false;
+  // One walk up the chain for the three classes (a plain object or array: one step).
+  for (let p = getPrototypeOf(value) as object | null; p !== null; p = getPrototypeOf(p) as object | null) {
+    if (p === ObjectProto || p === ArrayProto) return false;
+    if (p === RS_PROTO || p === WS_PROTO || p === TS_PROTO) return true;
+  }
+  return false;
 }
 
 /** The native stream that stands for one of ours in a transfer. */

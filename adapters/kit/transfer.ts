@@ -11,7 +11,7 @@
  * other value is the caller's own, untouched.
  *
  * Cost: a call whose transfer list holds none of our streams (the common case) walks the message looking for
- * a stray stream of ours, visiting at most {@link SEARCH_LIMIT} objects (typed arrays and buffers are not
+ * a stray stream of ours, looking at no more than {@link SEARCH_LIMIT} values (typed arrays and buffers are not
  * looked into), then makes the native call with the caller's own arguments. Measured in bench/README.md.
  * @module
  */
@@ -20,9 +20,9 @@ import type { PatchTransaction } from "./patch-transaction.ts";
 import { ownerOf } from "./natives.ts";
 
 /**
- * How many objects a message without our streams in its transfer list is searched through for a stream of
- * ours left out of that list (beyond it, the message goes to the runtime as it is, where such a stream would
- * be cloned as an empty object).
+ * How many values (properties, elements, entries) of a message without our streams in its transfer list are
+ * looked at for a stream of ours left out of that list; beyond them, the message goes to the runtime as it is,
+ * where such a stream would be cloned as an empty object. It bounds what the check costs a large message.
  */
 export const SEARCH_LIMIT = 10_000;
 
@@ -53,17 +53,15 @@ type Place =
 type Found = (kind: Place["kind"], target: object, key: string | undefined, stream: object) => void;
 
 /**
- * Walks `message` and calls `found` for each place holding one of our streams. Stops, returning false, after
- * `limit` objects. What is walked is what structured cloning reads: the own enumerable string-keyed properties
+ * Walks the whole of `message` and calls `found` for each place holding one of our streams. What is walked is what structured cloning reads: the own enumerable string-keyed properties
  * of objects and arrays, and the entries of Maps and Sets; typed arrays and buffers are not looked into.
  */
-function findOurStreams(message: object, limit: number, found: Found): boolean {
+function findOurStreams(message: object, found: Found): void {
   const seen = new Set<object>();
   const stack: object[] = [message];
   while (stack.length > 0) {
     const o = stack.pop()!;
     if (seen.has(o)) continue;
-    if (seen.size >= limit) return false;
     seen.add(o);
     const proto = getPrototypeOf(o) as object | null;
     if (proto === ArrayProto || isArray(o)) {
@@ -101,12 +99,59 @@ function findOurStreams(message: object, limit: number, found: Found): boolean {
       }
     }
   }
-  return true;
 }
 
 /** The DataCloneError for a stream of ours in a message that does not list it for transfer. */
 function refuseUntransferred(): never {
   throw dataCloneError("A ReadableStream, WritableStream or TransformStream in the message must be transferred");
+}
+
+/**
+ * Whether `message` holds one of our streams, looking at no more than `limit` values (properties, elements and
+ * entries; a value shared or on a cycle is met again and counted again, so the limit ends every walk). The fast
+ * check of a message that lists none of ours for transfer: no record of where the streams are, no set of the
+ * objects seen.
+ */
+function holdsOurStream(message: object, limit: number): boolean {
+  const stack: object[] = [message];
+  let budget = limit;
+  const push = (v: unknown): void => {
+    if (typeof v === "object" && v !== null) stack.push(v);
+  };
+  while (stack.length > 0 && budget > 0) {
+    const o = stack.pop()!;
+    const proto = getPrototypeOf(o) as object | null;
+    if (proto === ObjectProto) {
+      // for-in reads what Object.keys would (a plain object inherits nothing enumerable), without an array.
+      for (const key in o) {
+        if (--budget < 0) return false;
+        push((o as Record<string, unknown>)[key]);
+      }
+    } else if (proto === ArrayProto) {
+      const a = o as unknown[];
+      const n = a.length;
+      if ((budget -= n) < 0) return false;
+      for (let i = 0; i < n; i++) push(a[i]);
+    } else if (isOurStream(o)) {
+      return true;
+    } else if (isView(o) || o instanceof ArrayBuffer) {
+      budget--;
+    } else if (o instanceof Map) {
+      if ((budget -= 2 * o.size) < 0) return false;
+      for (const [k, v] of o) {
+        push(k);
+        push(v);
+      }
+    } else if (o instanceof Set) {
+      if ((budget -= o.size) < 0) return false;
+      for (const v of o) push(v);
+    } else {
+      const keys = Object.keys(o);
+      if ((budget -= keys.length) < 0) return false;
+      for (const key of keys) push((o as Record<string, unknown>)[key]);
+    }
+  }
+  return false;
 }
 
 /** The stand-ins made for one call: each stream of ours once, whatever the number of places it sits in. */
@@ -264,9 +309,8 @@ export function callWithStandIns(
   }
   if (listed === undefined) {
     // Nothing of ours to transfer: only refuse a stream of ours the message holds, as the runtime refuses its own.
-    if (typeof message === "object" && message !== null) {
-      if (isOurStream(message)) refuseUntransferred();
-      findOurStreams(message, SEARCH_LIMIT, refuseUntransferred);
+    if (typeof message === "object" && message !== null && holdsOurStream(message, SEARCH_LIMIT)) {
+      refuseUntransferred();
     }
     return Reflect.apply(native, self, transfer === undefined || transfer.own ? args : transfer.with(transfer.list));
   }
@@ -276,7 +320,7 @@ export function callWithStandIns(
   if (typeof message === "object" && message !== null) {
     if (isOurStream(message)) root = standIns.of(message);
     else {
-      findOurStreams(message, Infinity, (kind, target, key) => {
+      findOurStreams(message, (kind, target, key) => {
         places.push(
           kind === "property" ? { kind, target, key: key! } : { kind, target: target as Map<unknown, unknown> },
         );

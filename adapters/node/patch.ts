@@ -1,8 +1,8 @@
 /**
  * The Node.js steps of the global patch (see `NODE_PATCH`): undici loaded first, the symbols `node:stream`
- * reads and calls on web streams (kit: `node-stream-symbols.ts`), `cancel()` of a locked body, `clone()`,
- * `node:stream`'s `fromWeb`/`toWeb`, transfer (kit: `transfer.ts`), and `node:stream/web`'s exports
- * (`stream-web.ts`).
+ * reads and calls on web streams (kit: `node-stream-symbols.ts`), `clone()`,
+ * `node:stream`'s `fromWeb`/`toWeb`, transfer (kit: `transfer.ts`), Node's error codes on our errors
+ * (`error-codes.ts`), and `node:stream/web`'s exports (`stream-web.ts`).
  * @module
  */
 import process from "node:process";
@@ -21,6 +21,7 @@ import { fromNodeWritable } from "./from-node-writable.ts";
 import { toNodeReadable } from "./to-node-readable.ts";
 import { toNodeWritable } from "./to-node-writable.ts";
 import { patchStreamWebExports } from "./stream-web.ts";
+import { patchErrorCodes } from "./error-codes.ts";
 
 /**
  * The Node.js adapter's configuration of the kit's global patch: its own steps around the shared ones.
@@ -33,10 +34,10 @@ export const NODE_PATCH: Pick<RuntimeAdapterConfig, "before" | "after" | "shared
     { name: "node:stream symbols", run: patchNodeStreamSymbols },
   ],
   after: [
-    { name: "locked cancel", run: patchLockedCancel },
     { name: "Response/Request clone", run: patchClone },
     { name: "node:stream fromWeb/toWeb", run: patchNodeStreamStatics },
     { name: "transfer", run: patchTransfer },
+    { name: "error codes", run: patchErrorCodes },
     // Last: it mirrors every global replaced before it.
     { name: "node:stream/web exports", run: patchStreamWebExports },
   ],
@@ -62,27 +63,6 @@ function loadUndici(tx: PatchTransaction): void {
   tx.record(g, "fetch");
   void g.Response;
   void g.fetch;
-}
-
-/**
- * undici (Node.js 20 and 22, and for request bodies 26) cancels the body of an aborted fetch and ignores
- * the failure only when its error has `code: "ERR_INVALID_STATE"`, as Node.js's own streams report a
- * locked stream; any other error becomes an unhandled rejection. While patched, cancelling a locked
- * fusestreams stream rejects with such a TypeError.
- */
-function patchLockedCancel(tx: PatchTransaction): void {
-  const proto = api.ReadableStream.prototype as unknown as {
-    cancel: (this: unknown, reason?: unknown) => Promise<undefined>;
-  };
-  const cancel = proto.cancel;
-  tx.defineValue(proto, "cancel", function cancel_(this: unknown, reason?: unknown) {
-    if (isOurReadable(this) && this.locked) {
-      const err = new TypeError("Cannot cancel a stream that is locked to a reader") as TypeError & { code?: string };
-      err.code = "ERR_INVALID_STATE";
-      return Promise.reject(err);
-    }
-    return cancel.call(this, reason);
-  });
 }
 
 /** The second branch of a body's tee with its chunks structured-cloned (fetch tees bodies so). */

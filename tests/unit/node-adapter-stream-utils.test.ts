@@ -452,4 +452,153 @@ nodeTest("unpatch puts node:stream/web's exports back exactly (descriptors), wit
   );
   assert.equal(diffSnapshot(before, snapshot()), []);
 });
+
+// ---------------------------------------------------------------------------------------------------
+// Node's error codes
+
+/** Every class a scenario may build with: the native globals, or ours under the patch. */
+type AllClasses = Record<string, new (...args: never[]) => unknown>;
+const NATIVE_ALL: AllClasses = Object.fromEntries(STREAM_CLASSES.map((name) => [name, g[name]])) as AllClasses;
+
+/** The BYOB request of a byte stream with a 4-byte BYOB read pending. */
+async function byobRequestOf(C: AllClasses): Promise<ReadableStreamBYOBRequest> {
+  let request: ReadableStreamBYOBRequest | null = null;
+  const s = new C.ReadableStream!({
+    type: "bytes",
+    pull: (c: ReadableByteStreamController) => void (request = c.byobRequest),
+  } as never) as ReadableStream<Uint8Array>;
+  void s.getReader({ mode: "byob" }).read(new Uint8Array(4)).catch(() => {});
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return request!;
+}
+
+/**
+ * Failures whose errors Node's own streams give a `code`: each returns what it threw or rejected with. Run on
+ * Node's classes and on ours with the patch on, the two must agree on the error's class and code.
+ */
+const FAILURES: Record<string, (C: AllClasses) => unknown> = {
+  "getReader() of a locked stream": (C) => {
+    const s = new C.ReadableStream!() as ReadableStream;
+    s.getReader();
+    s.getReader();
+  },
+  "getWriter() of a locked stream": (C) => {
+    const s = new C.WritableStream!() as WritableStream;
+    s.getWriter();
+    s.getWriter();
+  },
+  "cancel() of a locked stream": (C) => {
+    const s = new C.ReadableStream!() as ReadableStream;
+    s.getReader();
+    return s.cancel();
+  },
+  "abort() of a locked stream": (C) => {
+    const s = new C.WritableStream!() as WritableStream;
+    s.getWriter();
+    return s.abort();
+  },
+  "tee() of a locked stream": (C) => {
+    const s = new C.ReadableStream!() as ReadableStream;
+    s.getReader();
+    s.tee();
+  },
+  "pipeThrough() of a locked stream": (C) => {
+    const s = new C.ReadableStream!() as ReadableStream;
+    s.getReader();
+    s.pipeThrough(new C.TransformStream!() as TransformStream);
+  },
+  "pipeTo() a non-stream": (C) => (new C.ReadableStream!() as ReadableStream).pipeTo({} as WritableStream),
+  "pipeThrough() a non-pair": (C) => (new C.ReadableStream!() as ReadableStream).pipeThrough({} as TransformStream),
+  "read() from a released reader": (C) => {
+    const r = (new C.ReadableStream!() as ReadableStream).getReader();
+    r.releaseLock();
+    return r.read();
+  },
+  "enqueue() after close()": (C) => {
+    let c!: ReadableStreamDefaultController;
+    new C.ReadableStream!({ start: (x: ReadableStreamDefaultController) => void (c = x) } as never);
+    c.close();
+    c.enqueue(1);
+  },
+  "write() after close()": async (C) => {
+    const w = (new C.WritableStream!() as WritableStream).getWriter();
+    await w.close();
+    return w.write(1);
+  },
+  "close() of a closed WritableStream": async (C) => {
+    const s = new C.WritableStream!() as WritableStream;
+    await s.close();
+    return s.close();
+  },
+  "a method called on another object": () => ReadableStream.prototype.getReader.call({}),
+  "new ReadableStream(1)": (C) => new C.ReadableStream!(1 as never),
+  "a negative highWaterMark": (C) => new C.ReadableStream!({} as never, { highWaterMark: -1 } as never),
+  "an unknown reader mode": (C) => (new C.ReadableStream!() as ReadableStream).getReader({ mode: "x" } as never),
+  "a BYOB reader of a default stream": (C) =>
+    (new C.ReadableStream!() as ReadableStream).getReader({ mode: "byob" } as ReadableStreamGetReaderOptions),
+  "a TransformStream with a readableType": (C) => new C.TransformStream!({ readableType: "bytes" } as never),
+  "new ReadableStreamDefaultReader({})": (C) => new C.ReadableStreamDefaultReader!({} as never),
+  "new CountQueuingStrategy({})": (C) => new C.CountQueuingStrategy!({} as never),
+  "new ReadableStreamDefaultController()": (C) => new C.ReadableStreamDefaultController!(),
+  "an empty chunk into a byte stream": (C) => {
+    let c!: ReadableByteStreamController;
+    new C.ReadableStream!({ type: "bytes", start: (x: ReadableByteStreamController) => void (c = x) } as never);
+    c.enqueue(new Uint8Array(0));
+  },
+  "ReadableStream.from(1)": (C) => (C.ReadableStream as unknown as { from(x: unknown): unknown }).from(1),
+  "a chunk on a SharedArrayBuffer into a byte stream": (C) => {
+    let c!: ReadableByteStreamController;
+    new C.ReadableStream!({ type: "bytes", start: (x: ReadableByteStreamController) => void (c = x) } as never);
+    c.enqueue(new Uint8Array(new SharedArrayBuffer(4)) as never);
+  },
+  "a BYOB read into a zero-length view": (C) => {
+    const s = new C.ReadableStream!({ type: "bytes" } as never) as ReadableStream<Uint8Array>;
+    return s.getReader({ mode: "byob" }).read(new Uint8Array(0));
+  },
+  "respond(0) while readable": async (C) => (await byobRequestOf(C)).respond(0),
+  "respond() past the view": async (C) => (await byobRequestOf(C)).respond(99),
+  "write() with a released writer": (C) => {
+    const w = (new C.WritableStream!() as WritableStream).getWriter();
+    w.releaseLock();
+    return w.write(1);
+  },
+  "enqueue() after a TransformStream terminated": (C) => {
+    let c!: TransformStreamDefaultController;
+    new C.TransformStream!({ start: (x: TransformStreamDefaultController) => void (c = x) } as never);
+    c.terminate();
+    c.enqueue(1);
+  },
+};
+
+nodeTest("errors raised under the patch carry the code Node's own streams give the same failure", async () => {
+  const outcome = await bothWays(async (C) => {
+    const classes = C === NATIVE ? NATIVE_ALL : fuse as unknown as AllClasses;
+    const codes: Record<string, string> = {};
+    for (const [name, fail] of Object.entries(FAILURES)) {
+      try {
+        await fail(classes);
+        codes[name] = "no error";
+      } catch (e) {
+        codes[name] = `${(e as Error).name} ${(e as { code?: string }).code}`;
+      }
+    }
+    return codes;
+  });
+  assert.is(outcome.native["getReader() of a locked stream"], "TypeError ERR_INVALID_STATE");
+  // Where a Node.js version gives no code (Node 22: a SharedArrayBuffer chunk), ours may carry Node 26's.
+  const expected = Object.fromEntries(
+    Object.entries(outcome.native).map(([name, native]) => {
+      const ours = outcome.patched[name]!;
+      return [name, native.endsWith(" undefined") && ours.startsWith(native.split(" ")[0]!) ? ours : native];
+    }),
+  );
+  assert.equal(outcome.patched, expected);
+  // Not while unpatched: our classes stay the standard's, nothing Node-specific.
+  try {
+    new fuse.ReadableStream().tee.call({});
+  } catch (e) {
+    assert.is((e as { code?: string }).code, undefined);
+  }
+});
+
 test.run();

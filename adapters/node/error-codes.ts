@@ -2,13 +2,13 @@
  * Node.js's error codes on the errors our streams raise while the global patch is on: Node's own web streams
  * throw errors with a `code` (`ERR_INVALID_STATE`, `ERR_INVALID_ARG_TYPE`, `ERR_INVALID_THIS`, ...), and code
  * written for Node.js tests it (undici ignores a failed cancel only when its code is `ERR_INVALID_STATE`). The
- * core hands every TypeError and RangeError it creates to `errorHooks.decorate`, which the patch sets to
- * {@link addNodeErrorCode}; the code is chosen from what the error says, by the rules below, each the code Node's
+ * core hands every TypeError and RangeError it creates to the kit's `decorateCoreErrors` hook, which the patch
+ * sets to {@link addNodeErrorCode}; the code is chosen from what the error says, by the rules below, each the code Node's
  * own streams use for the same failure. The message, the class and the stack stay ours (Node's messages differ,
  * and its stacks print the code in brackets).
  * @module
  */
-import { errorHooks } from "../../core/internal.ts";
+import { decorateCoreErrors } from "../kit/core-errors.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
 
 /** The rules, first match wins: a RangeError or TypeError whose message matches, and Node's code for it. */
@@ -54,5 +54,5 @@ export function addNodeErrorCode(error: TypeError | RangeError): void {
 
 /** Patch step `error codes`: the core's errors get Node's codes while patched. */
 export function patchErrorCodes(tx: PatchTransaction): void {
-  tx.defineValue(errorHooks, "decorate", addNodeErrorCode);
+  decorateCoreErrors(tx, addNodeErrorCode);
 }

@@ -84,15 +84,23 @@ export function nativeStandIn(value: object): StandIn | undefined {
 /** A native ReadableStream reading `stream` (unlocked) one chunk per pull (see the module's description). */
 function nativeReadingFrom(stream: ReadableStream<unknown>): StandIn {
   const reader = stream.getReader();
+  // Once the stream has ended (closed, errored or cancelled), its lock is released, as a pipe releases it.
+  const release = (): void => reader.releaseLock();
   const native = new Native.ReadableStream<unknown>({
     pull(controller): Promise<void> {
       return reader.read().then((result) => {
-        if (result.done) controller.close();
-        else controller.enqueue(result.value);
+        if (!result.done) return controller.enqueue(result.value);
+        controller.close();
+        release();
+      }, (error: unknown) => {
+        release();
+        throw error;
       });
     },
     cancel(reason): Promise<void> {
-      return reader.cancel(reason);
+      const cancelled = reader.cancel(reason);
+      release();
+      return cancelled;
     },
   }, { highWaterMark: 0 });
   return { native, transferred: noop, refused: () => reader.releaseLock() };
@@ -109,11 +117,21 @@ function lockedNativeWritable(): globalThis.WritableStream<unknown> {
 function nativeWritingInto(stream: WritableStream<unknown>): StandIn {
   if (stream.locked) return { native: lockedNativeWritable(), transferred: noop, refused: noop };
   const writer = stream.getWriter();
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    writer.releaseLock();
+  };
   const native = new Native.WritableStream<unknown>({
     start(controller): void {
       // Ours erroring (its sink failed) errors the stand-in at once, so the far side learns it as it would of
-      // a native stream's error, not only at its next write.
-      writer.closed.then(undefined, (error) => controller.error(error));
+      // a native stream's error, not only at its next write. Once ours has closed or errored, its lock is
+      // released, as a pipe releases it.
+      writer.closed.then(release, (error) => {
+        controller.error(error);
+        release();
+      });
     },
     write(chunk): Promise<void> {
       return writer.ready.then(() => {
@@ -128,7 +146,7 @@ function nativeWritingInto(stream: WritableStream<unknown>): StandIn {
       return writer.abort(reason);
     },
   });
-  return { native, transferred: noop, refused: () => writer.releaseLock() };
+  return { native, transferred: noop, refused: release };
 }
 
 /** A native TransformStream standing for `stream` (see the module's description). */
@@ -145,6 +163,13 @@ function nativeTransformOf(
   }
   const writer = writable.getWriter();
   const batches = acquireBatchReader(readable, "transfer");
+  // Each side of ours is unlocked once it has ended, as the pipes of a transferred native pair release theirs.
+  let writerReleased = false;
+  const releaseWriter = (): void => {
+    if (writerReleased) return;
+    writerReleased = true;
+    writer.releaseLock();
+  };
   /** Set once the native writable side closes: our readable side's end then ends the flush, not the stream. */
   let flushing = false;
   /** Set once the native stream is cancelled or errored: nothing more is enqueued. */
@@ -188,13 +213,18 @@ function nativeTransformOf(
       stopped = true;
       controller.error(error);
       void writer.abort(error).then(undefined, noop);
+    } finally {
+      batches.release();
     }
   };
   return {
     native: new Ctor(transformer),
-    transferred: () => void (pumped = pump()),
+    transferred: () => {
+      writer.closed.then(releaseWriter, releaseWriter);
+      pumped = pump();
+    },
     refused: () => {
-      writer.releaseLock();
+      releaseWriter();
       batches.release();
     },
   };

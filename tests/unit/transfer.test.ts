@@ -123,8 +123,12 @@ transferTest(
       void tw.close();
       const transformed: string[] = [];
       for await (const chunk of clone.ts.readable as unknown as AsyncIterable<string>) transformed.push(chunk);
+      await wait(20);
+      // Once done, each is unlocked again, as the pipes of a transfer release their locks at the end.
+      const unlocked = [rs.locked, ws.locked, ts.readable.locked, ts.writable.locked];
       return {
         locked,
+        unlocked,
         read,
         written,
         transformed,
@@ -133,6 +137,7 @@ transferTest(
     });
     assert.equal(outcome.native, {
       locked: [true, true, true, true],
+      unlocked: [false, false, false, false],
       read: ["a", "b"],
       written: ["w1", "w2"],
       transformed: ["X"],

@@ -213,6 +213,7 @@ function standIn(places: readonly Place[], standIns: StandIns): () => void {
       if (place.kind === "property") {
         const { target, key } = place;
         const old = getOwn(target, key)!;
+        if (!("value" in old)) throw dataCloneError("A stream returned by a getter cannot be transferred");
         const value = standIns.swap(old.value);
         if (old.writable) (target as Record<string, unknown>)[key] = value;
         else if (old.configurable) Object.defineProperty(target, key, { value });

@@ -410,6 +410,37 @@ transferTest("a transferred TransformStream: data both ways, cancel of its reada
   assert.equal(outcome.ours, outcome.native);
 });
 
+transferTest(
+  "documented limit: a stream of ours behind a getter or in a frozen object is refused, and stays unlocked",
+  () => {
+    fuse.patchGlobalWebStreams();
+    try {
+      const behindGetter = new ReadableStream();
+      const inFrozen = new ReadableStream();
+      const messages: [unknown, ReadableStream][] = [
+        [{
+          get stream() {
+            return behindGetter;
+          },
+        }, behindGetter],
+        [Object.freeze({ stream: inFrozen }), inFrozen],
+      ];
+      for (const [message, stream] of messages) {
+        assert.throws(
+          () => structuredClone(message, { transfer: [stream as unknown as Transferable] }),
+          (e: Error) => e.name === "DataCloneError",
+        );
+        assert.not.ok(stream.locked, "unlocked again");
+      }
+      // The same streams, held plainly, transfer.
+      const copy = structuredClone({ s: inFrozen }, { transfer: [inFrozen as unknown as Transferable] });
+      assert.ok(copy.s instanceof ReadableStream);
+    } finally {
+      fuse.unpatchGlobalWebStreams();
+    }
+  },
+);
+
 /** The adapter this file tests, as a URL a worker can import (the source, or the package in the dist run). */
 function adapterUrl(): string {
   const name = runtime === "Deno" ? "deno" : "node";

@@ -17,7 +17,7 @@
  */
 import { isOurStream, nativeStandIn, type StandIn } from "./transfer-streams.ts";
 import type { PatchTransaction } from "./patch-transaction.ts";
-import { ownerOf } from "./natives.ts";
+import { Native, ownerOf } from "./natives.ts";
 
 /**
  * How many values (properties, elements, entries) of a message without our streams in its transfer list are
@@ -101,9 +101,28 @@ function findOurStreams(message: object, found: Found): void {
   }
 }
 
-/** The DataCloneError for a stream of ours in a message that does not list it for transfer. */
+/**
+ * How the runtime refuses one of its own streams in a message that does not list it for transfer (a
+ * DataCloneError; Node.js 20: a TypeError), learnt by the patch step from the runtime itself.
+ */
+let refusal: { readonly name: string; readonly Ctor: new (message: string) => Error } | undefined;
+
+/** Learns {@link refusal} from the runtime's structuredClone of a native stream (cheap: it throws at once). */
+function learnRefusal(structuredCloneFn: unknown): void {
+  refusal = undefined;
+  if (typeof structuredCloneFn !== "function" || typeof Native.ReadableStream !== "function") return;
+  try {
+    (structuredCloneFn as (value: unknown) => unknown)(new Native.ReadableStream());
+  } catch (e) {
+    if (e instanceof TypeError) refusal = { name: "TypeError", Ctor: TypeError };
+  }
+}
+
+/** The error for a stream of ours in a message that does not list it for transfer: the runtime's own kind. */
 function refuseUntransferred(): never {
-  throw dataCloneError("A ReadableStream, WritableStream or TransformStream in the message must be transferred");
+  const message = "A ReadableStream, WritableStream or TransformStream in the message must be transferred";
+  if (refusal !== undefined) throw new refusal.Ctor(message);
+  throw dataCloneError(message);
 }
 
 /**
@@ -368,8 +387,11 @@ function wrapMethod(tx: PatchTransaction, owner: object, key: string, optionsOnl
 export function patchTransfer(tx: PatchTransaction): void {
   const g = globalThis as unknown as Record<string, unknown>;
   tx.record(g, "structuredClone");
+  learnRefusal(g["structuredClone"]);
   wrapMethod(tx, g, "structuredClone", true);
   for (const name of ["MessagePort", "Worker", "BroadcastChannel"]) {
+    // Recorded before it is read: Node.js 20 defines some of these globals as accessors that replace themselves.
+    tx.record(g, name);
     const proto = (g[name] as { prototype?: object } | undefined)?.prototype;
     const owner = ownerOf(proto, "postMessage");
     if (owner !== undefined) wrapMethod(tx, owner, "postMessage", false);

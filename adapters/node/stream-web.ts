@@ -27,6 +27,9 @@ export function patchStreamWebExports(tx: PatchTransaction): void {
   const g = globalThis as unknown as Record<string, unknown>;
   let changed = false;
   for (const name of Object.keys(exports)) {
+    // Recorded before it is read: Node.js 20 defines some globals (TextEncoderStream...) as accessors that
+    // replace themselves when first read.
+    tx.record(g, name);
     const value = g[name];
     if (typeof value !== "function" || exports[name] === value) continue;
     tx.defineValue(exports, name, value);

@@ -61,18 +61,18 @@ export const errorHooks: { decorate: ((error: TypeError | RangeError) => void) |
   decorate: undefined,
 };
 
+/** `error`, after {@link errorHooks} saw it. */
+function decorated<E extends TypeError | RangeError>(error: E): E {
+  errorHooks.decorate?.(error);
+  return error;
+}
+
 /** A RangeError of the core (see {@link errorHooks}). */
 export function rangeError(message: string): RangeError {
-  const e = new NativeRangeError(message);
-  const decorate = errorHooks.decorate;
-  if (decorate !== undefined) decorate(e);
-  return e;
+  return decorated(new NativeRangeError(message));
 }
 
 /** A TypeError of the core (see {@link errorHooks}). */
 export function typeError(message: string): TypeError {
-  const e = new NativeTypeError(message);
-  const decorate = errorHooks.decorate;
-  if (decorate !== undefined) decorate(e);
-  return e;
+  return decorated(new NativeTypeError(message));
 }

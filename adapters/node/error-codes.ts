@@ -18,6 +18,9 @@ const RULES: readonly (readonly ["RangeError" | "TypeError" | "any", RegExp, str
   ["TypeError", /requires an iterable or async iterable/, "ERR_ARG_NOT_ITERABLE"],
   ["TypeError", /requires init\.highWaterMark/, "ERR_MISSING_OPTION"],
   ["RangeError", /./, "ERR_INVALID_ARG_VALUE"],
+  // CompressionStream and DecompressionStream: a format the runtime lacks; a null chunk (Node's zlib streams).
+  ["TypeError", /is not a compression format|is not a CompressionFormat/, "ERR_INVALID_ARG_VALUE"],
+  ["TypeError", /a chunk must be an ArrayBuffer or an ArrayBuffer view, not null$/, "ERR_STREAM_NULL_VALUES"],
   // Values of the right type that the operation refuses.
   [
     "TypeError",

@@ -15,7 +15,10 @@ import type { PatchTransaction } from "../kit/patch-transaction.ts";
 const RULES: readonly (readonly ["RangeError" | "TypeError" | "any", RegExp, string])[] = [
   ["any", /^Illegal invocation/, "ERR_INVALID_THIS"],
   ["any", /^Illegal constructor/, "ERR_ILLEGAL_CONSTRUCTOR"],
-  ["TypeError", /requires an iterable or async iterable/, "ERR_ARG_NOT_ITERABLE"],
+  // ReadableStream.from(): a string is refused by the 2026 standard (Node.js takes it) as an argument of the wrong
+  // type; whatever else it refuses, Node's own calls not iterable.
+  ["TypeError", /^ReadableStream\.from\(\) takes no string/, "ERR_INVALID_ARG_TYPE"],
+  ["TypeError", /^ReadableStream\.from\(\) (requires|takes)/, "ERR_ARG_NOT_ITERABLE"],
   ["TypeError", /requires init\.highWaterMark/, "ERR_MISSING_OPTION"],
   ["RangeError", /./, "ERR_INVALID_ARG_VALUE"],
   // CompressionStream and DecompressionStream: a format the runtime lacks; a null chunk (Node's zlib streams).

@@ -1,8 +1,8 @@
 /**
  * The Node.js steps of the global patch (see `NODE_PATCH`): undici loaded first, the symbols `node:stream`
- * reads and calls on web streams (kit: `node-stream-symbols.ts`), `clone()`,
- * `node:stream`'s `fromWeb`/`toWeb`, transfer (kit: `transfer.ts`), Node's error codes on our errors
- * (`error-codes.ts`), and `node:stream/web`'s exports (`stream-web.ts`).
+ * reads and calls on web streams (kit: `node-stream-symbols.ts`), `clone()`, `node:stream`'s `fromWeb`/`toWeb`,
+ * transfer (kit: `transfer.ts`), Node's error codes on our errors (`error-codes.ts`), `util.inspect()` as for
+ * Node's own streams (`inspect.ts`), and `node:stream/web`'s exports (`stream-web.ts`).
  * @module
  */
 import process from "node:process";
@@ -22,6 +22,7 @@ import { toNodeReadable } from "./to-node-readable.ts";
 import { toNodeWritable } from "./to-node-writable.ts";
 import { patchStreamWebExports } from "./stream-web.ts";
 import { patchErrorCodes } from "./error-codes.ts";
+import { patchInspect } from "./inspect.ts";
 
 /**
  * The Node.js adapter's configuration of the kit's global patch: its own steps around the shared ones.
@@ -38,6 +39,7 @@ export const NODE_PATCH: Pick<RuntimeAdapterConfig, "before" | "after" | "shared
     { name: "node:stream fromWeb/toWeb", run: patchNodeStreamStatics },
     { name: "transfer", run: patchTransfer },
     { name: "error codes", run: patchErrorCodes },
+    { name: "node inspect", run: patchInspect },
     // Last: it mirrors every global replaced before it.
     { name: "node:stream/web exports", run: patchStreamWebExports },
   ],

@@ -11,6 +11,7 @@
  *   node tests/unit/node-adapter-stream-utils.test.ts
  */
 import { createRequire } from "node:module";
+import { inspect } from "node:util";
 import process from "node:process";
 import * as nodeStream from "node:stream";
 import { Duplex, Readable, Writable } from "node:stream";
@@ -409,6 +410,10 @@ const STREAM_CLASSES = [
   "WritableStreamDefaultController",
   "ByteLengthQueuingStrategy",
   "CountQueuingStrategy",
+  "CompressionStream",
+  "DecompressionStream",
+  "TextEncoderStream",
+  "TextDecoderStream",
 ];
 
 nodeTest(
@@ -603,5 +608,44 @@ nodeTest("errors raised under the patch carry the code Node's own streams give t
     assert.is((e as { code?: string }).code, undefined);
   }
 });
+
+// ---------------------------------------------------------------------------------------------------
+// util.inspect()
+
+nodeTest(
+  "util.inspect() shows our streams as Node shows its own (state, locks, codecs), and checks its this",
+  async () => {
+    const outcome = await bothWays((C) => {
+      const G = C === NATIVE ? NATIVE_ALL : fuse as unknown as AllClasses;
+      const rs = new C.ReadableStream();
+      const bytes = new C.ReadableStream({ type: "bytes" });
+      bytes.getReader();
+      const ws = new C.WritableStream({ start: (c) => c.error(new Error("x")) });
+      const shown = [
+        rs,
+        bytes,
+        ws,
+        new G.TextEncoderStream!(),
+        new G.TextDecoderStream!("utf-8", { fatal: true } as never),
+        new G.CompressionStream!("gzip" as never),
+        new G.CountQueuingStrategy!({ highWaterMark: 2 } as never),
+      ].map((x) => [inspect(x), inspect(x, { depth: 0 })]);
+      let thisCheck = "no error";
+      try {
+        // As Node's test-webstream-encoding-inspect checks (Node's ReadableStream hook gives no code there).
+        const encoder = new G.TextEncoderStream!() as unknown as Record<symbol, () => unknown>;
+        encoder[inspect.custom]!.call(undefined);
+      } catch (e) {
+        thisCheck = `${(e as Error).name} ${(e as { code?: string }).code}`;
+      }
+      return Promise.resolve({ shown, thisCheck });
+    });
+    assert.equal(outcome.native.shown[0], [
+      "ReadableStream { locked: false, state: 'readable', supportsBYOB: false }",
+      "ReadableStream [Object]",
+    ]);
+    assert.equal(outcome.patched, outcome.native);
+  },
+);
 
 test.run();

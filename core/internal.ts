@@ -58,3 +58,5 @@ export {
   type ReadableSourceTypeMaker,
   readableSourceTypes,
 } from "./readable/source-types.ts";
+// The errors the core raises, as a runtime adapter's patch sees them (Node.js: its error codes).
+export { errorHooks } from "./shared/webidl.ts";

@@ -626,7 +626,7 @@ nodeTest(
         bytes,
         ws,
         new G.TextEncoderStream!(),
-        new G.TextDecoderStream!("utf-8", { fatal: true } as never),
+        new G.TextDecoderStream!("utf-8" as never, { fatal: true } as never),
         new G.CompressionStream!("gzip" as never),
         new G.CountQueuingStrategy!({ highWaterMark: 2 } as never),
       ].map((x) => [inspect(x), inspect(x, { depth: 0 })]);

@@ -35,6 +35,7 @@ export {
   setCompressionCodecFactory,
 } from "./compression/codec.ts";
 export type { CodecMode } from "./compression/formats.ts";
+export { setCodecOutputQueue } from "./compression/output-queue.ts";
 export { nativeCompressionClasses } from "./compression/native-classes.ts";
 // The default codec (the runtime's own streams in batches), for a factory that hands some streams to it.
 export { createNativeCodec } from "./compression/native-codec.ts";

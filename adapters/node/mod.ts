@@ -42,8 +42,9 @@ export type * from "../kit/contract.ts";
 // ZLIB-SYNC (installed on this runtime only: another adapter loaded in the same process leaves the codec alone):
 // CompressionStream and DecompressionStream run node:zlib's handle synchronously, the fastest codec
 // measured on Node.js (bench/README.md, codec rows); node:zlib is loaded when the first of them is made. The
-// output is byte for byte Node.js' own CompressionStream's.
-if (onNode()) installZlibCodec(() => process.getBuiltinModule?.("node:zlib"));
+// output is byte for byte Node.js' own CompressionStream's. Four output chunks may wait unread, so a write
+// resolves before anyone reads, as with Node's own classes (its test-webstreams-compression-buffer-source.js).
+if (onNode()) installZlibCodec(() => process.getBuiltinModule?.("node:zlib"), { outputQueue: 4 });
 
 /** The Node.js adapter as one object, checked against the adapter contract every runtime's adapter fulfils. */
 export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({

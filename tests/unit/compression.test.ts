@@ -18,6 +18,7 @@ import {
   type CompressionCodecFactory,
   type CompressionFormat,
   createNativeCodec,
+  setCodecOutputQueue,
   setCompressionCodecFactory,
 } from "../../core/internal.ts";
 import { zlibCodecFactory, type ZlibCodecOptions } from "../../adapters/kit/zlib-codec.ts";
@@ -684,6 +685,34 @@ codecTest(
     sameBytes(await decompressWith("deflate-raw", await reading), concat(chunks), "after the pause");
   },
 );
+
+test("output queue: a write waits for a reader at 0 (the standard), settles first with a queue, and still stops", async () => {
+  const previous = setCodecOutputQueue(0);
+  try {
+    const input = new TextEncoder().encode("hello").buffer;
+    const spec = new CompressionStream("gzip");
+    let settled = false;
+    spec.writable.getWriter().write(input).then(() => settled = true);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 1));
+    assert.is(settled, false, "queue 0: the write settled with nobody reading");
+
+    setCodecOutputQueue(4);
+    const ahead = new CompressionStream("gzip");
+    const writer = ahead.writable.getWriter();
+    await writer.write(input); // as Node.js' and Bun's own: settles before any read
+    writer.close();
+    const out = await collect(ahead.readable as AsyncIterable<Uint8Array>);
+    assert.is(new TextDecoder().decode(await decompressWith("gzip", out)), "hello");
+
+    const chunks = cut(noise(48 * 16_384, 5), [16_384]);
+    const count = await writesWithoutReading(new CompressionStream("deflate") as unknown as Pair, chunks);
+    assert.ok(count < 24, `queue 4: ${count} of ${chunks.length} writes settled with no reader`);
+    assert.throws(() => setCodecOutputQueue(-1), RangeError);
+    assert.throws(() => setCodecOutputQueue(1.5), RangeError);
+  } finally {
+    setCodecOutputQueue(previous);
+  }
+});
 
 /** Installs a spy around `factory` (the default codec when undefined) for `fn`. */
 async function spied(factory: CompressionCodecFactory | undefined, fn: (spy: Spy) => Promise<void>): Promise<void> {

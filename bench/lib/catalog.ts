@@ -397,6 +397,15 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
   },
   {
+    id: "codec-encode-words",
+    group: 14,
+    title:
+      "TextEncoderStream alone (no patch): 4,000 short strings as a model streams them (a word or two, 3-60 code units, some outside ASCII; AI SDK deltas and SSE lines) -> TextEncoderStream -> reader loop; strings/s",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 4000,
+  },
+  {
     id: "codec-html",
     group: 14,
     title:

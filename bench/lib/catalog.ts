@@ -238,6 +238,24 @@ export const SCENARIOS: readonly Scenario[] = [
     node: "pipeline(Readable, Transform calling cb(null, c) in a promise reaction, Writable)",
   },
   {
+    id: "async-transform-6",
+    group: 9,
+    title:
+      "AI SDK shape: 6x TransformStream({ async transform(c, ctl) { ctl.enqueue(c) } }) chained by pipeThrough -> reader loop",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "reader-pull-6",
+    group: 9,
+    title:
+      "AI SDK shape: 6x ReadableStream({ async pull(ctl) { ctl.enqueue((await reader.read()).value) } }), each reading the one before -> reader loop",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
     id: "gzip-mixed",
     group: 9,
     title:

@@ -256,6 +256,24 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
   },
   {
+    id: "floor-async-transform-6",
+    group: 11,
+    title:
+      "floor of async-transform-6: per chunk and stage the async transform(), a promise resolved with its promise and the three reactions the standard makes (no streams)",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "floor-reader-pull-6",
+    group: 11,
+    title:
+      "floor of reader-pull-6: per chunk and stage a pending read, the async pull() awaiting it, a promise resolved with its promise and the pull reaction (no streams)",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
     id: "gzip-mixed",
     group: 9,
     title:

@@ -40,7 +40,7 @@ export { nativeCompressionClasses } from "./compression/native-classes.ts";
 export { createNativeCodec } from "./compression/native-codec.ts";
 // TextEncoderStream's encoder for short strings in JavaScript and the limit up to which it is used
 // (FP-ENCODE-SHORT), installed by an adapter from measurement.
-export { setShortEncoder } from "./codecs/text-natives.ts";
+export { setShortEncoder } from "./codecs/short-encode-hook.ts";
 export { utf8EncodeShort } from "./codecs/utf8-encode.ts";
 // A WritableStream's end, and erroring a stream as its controller would (node:stream's finished() and
 // addAbortSignal() on our streams).

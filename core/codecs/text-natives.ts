@@ -5,6 +5,7 @@
  * @module
  */
 import { NativeUint8Array, ObjectGetOwnPropertyDescriptor, ReflectApply } from "../shared/primordials.ts";
+import { encodeShort } from "./short-encode-hook.ts";
 
 const NativeTextEncoder: typeof TextEncoder = globalThis.TextEncoder;
 const NativeTextDecoder: typeof TextDecoder = globalThis.TextDecoder;
@@ -17,37 +18,14 @@ const encodingGetter: (() => string) | undefined = ObjectGetOwnPropertyDescripto
 
 let encoder: TextEncoder | undefined;
 
-/** FP-ENCODE-SHORT: the JavaScript encoder an adapter installed (`utf8EncodeShort`), and up to which length. */
-let shortEncoder: (input: string, maxBytes: number) => Uint8Array<ArrayBuffer> | undefined = noShortEncoder;
-let shortEncodeLimit = 0;
-
-function noShortEncoder(): undefined {
-  return undefined;
-}
-
-/**
- * Has {@link utf8Encode} give strings of up to `limit` UTF-16 code units (and UTF-8 bytes) to `encode` (the core's
- * `utf8EncodeShort`, FP-ENCODE-SHORT) instead of the runtime's encoder; a limit of 0 turns that off. For an adapter,
- * at load, from measurement: the bytes are the same either way.
- */
-export function setShortEncoder(
-  encode: (input: string, maxBytes: number) => Uint8Array<ArrayBuffer> | undefined,
-  limit: number,
-): void {
-  shortEncoder = encode;
-  shortEncodeLimit = limit;
-}
-
 /**
  * UTF-8 encode (Encoding §9.1.1 `encode()`): `input`'s code units as UTF-8 in a new `Uint8Array` over an
  * ArrayBuffer of its own, a lone surrogate as U+FFFD (the USVString conversion). A string up to the adapter's
  * limit is encoded in JavaScript (FP-ENCODE-SHORT), any other by the runtime's encoder.
  */
 export function utf8Encode(input: string): Uint8Array<ArrayBuffer> {
-  if (input.length <= shortEncodeLimit) {
-    const out = shortEncoder(input, shortEncodeLimit);
-    if (out !== undefined) return out;
-  }
+  const short = encodeShort(input);
+  if (short !== undefined) return short;
   return ReflectApply(encodeMethod, encoder ??= new NativeTextEncoder(), [input]) as Uint8Array<ArrayBuffer>;
 }
 

@@ -3,7 +3,7 @@
  * `TextEncoder.prototype.encode` is a call into native code that allocates the result's buffer outside the
  * JavaScript heap: on Node.js about 300 ns whatever the length, several times the cost of encoding a few words
  * here, where V8 places a typed array of up to 64 bytes on its own heap. Whether and up to which length a string takes
- * this path is chosen per runtime by its adapter (`setShortEncoder` in `text-natives.ts`), from measurement; the core
+ * this path is chosen per runtime by its adapter (`setShortEncoder` in `short-encode-hook.ts`), from measurement; the core
  * alone leaves it off, and a bundle without such an adapter leaves this module out.
  * @module
  */

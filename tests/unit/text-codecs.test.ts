@@ -20,7 +20,7 @@ import {
 import { rejection, tracked } from "./stream-test-helpers.ts";
 import { utf8SequenceEnd, utf8UnfinishedStart } from "../../core/codecs/utf8-boundary.ts";
 import { utf8EncodeShort } from "../../core/codecs/utf8-encode.ts";
-import { setShortEncoder } from "../../core/codecs/text-natives.ts";
+import { setShortEncoder } from "../../core/codecs/short-encode-hook.ts";
 import * as fuse from "../../mod.ts";
 import * as nodeAdapter from "../../adapters/node/mod.ts";
 import * as denoAdapter from "../../adapters/deno/mod.ts";

@@ -39,6 +39,10 @@ export { setCodecOutputQueue } from "./compression/output-queue.ts";
 export { nativeCompressionClasses } from "./compression/native-classes.ts";
 // The default codec (the runtime's own streams in batches), for a factory that hands some streams to it.
 export { createNativeCodec } from "./compression/native-codec.ts";
+// TextEncoderStream's encoder for short strings in JavaScript and the limit up to which it is used
+// (FP-ENCODE-SHORT), installed by an adapter from measurement.
+export { setShortEncoder } from "./codecs/short-encode-hook.ts";
+export { utf8EncodeShort } from "./codecs/utf8-encode.ts";
 // A WritableStream's end, and erroring a stream as its controller would (node:stream's finished() and
 // addAbortSignal() on our streams).
 export { whenWritableStreamSettles } from "./stream-state.ts";

@@ -65,3 +65,5 @@ export {
 } from "./readable/source-types.ts";
 // The errors the core raises, as a runtime adapter's patch sees them (Node.js: its error codes).
 export { errorHooks } from "./shared/webidl.ts";
+// ReadableStream.from() of a string, while a patch stands in for a runtime whose own from() takes one.
+export { setReadableStreamFromTakesStrings } from "./readable/from.ts";

@@ -45,8 +45,14 @@ const RULES: readonly RuntimeErrorText[] = [
     ours: /^The reader's lock was released during a read$/,
     runtime: () => releasedReader((reader) => reader.read(), (_, pending) => pending!),
   },
-  { ours: /^The reader's lock was released$/, runtime: () => releasedReader(noop, (reader) => reader.closed) },
-  { ours: /^Cannot read from a released reader$/, runtime: () => releasedReader(noop, (reader) => reader.read()) },
+  {
+    ours: /^The reader's lock was released$/,
+    runtime: () => releasedReader(() => undefined, (reader) => reader.closed),
+  },
+  {
+    ours: /^Cannot read from a released reader$/,
+    runtime: () => releasedReader(() => undefined, (reader) => reader.read()),
+  },
   { ours: /^The writer's lock was released$/, runtime: () => releasedWriter((writer) => writer.closed) },
   {
     ours: /^Cannot write to a stream using a released writer$/,

@@ -447,11 +447,23 @@ denoTest(
 
 // ---- error texts (Deno's own, while patched)
 
+/** The part of Deno's `Deno.serve` these cases use (the file type-checks with @types/node's globals). */
+interface DenoServe {
+  serve(options: {
+    hostname: string;
+    port: number;
+    signal: AbortSignal;
+    onListen(): void;
+    handler(): Response;
+    onError(error: unknown): Response;
+  }): { addr: { port: number }; finished: Promise<void> };
+}
+
 /** What `Deno.serve`'s onError gets when a handler's response body has `chunk`, served on 127.0.0.1. */
 async function servedChunkError(chunk: unknown): Promise<string> {
   const failed = Promise.withResolvers<unknown>();
   const ac = new AbortController();
-  const server = Deno.serve({
+  const server = (globalThis as unknown as { Deno: DenoServe }).Deno.serve({
     hostname: "127.0.0.1",
     port: 0,
     signal: ac.signal,
@@ -478,7 +490,7 @@ function byteEnqueue(chunk: unknown): void {
   let error: unknown;
   new ReadableStream({
     type: "bytes",
-    start: (c) => void (error = outcomeOfSync(() => c.enqueue(chunk as Uint8Array))),
+    start: (c) => void (error = outcomeOfSync(() => c.enqueue(chunk as Uint8Array<ArrayBuffer>))),
   });
   if (error !== undefined) throw error;
 }
@@ -497,12 +509,13 @@ async function decompressClose(format: CompressionFormat, bytes: number[]): Prom
   const ds = new DecompressionStream(format);
   ds.readable.pipeTo(new WritableStream()).catch(() => {});
   const writer = ds.writable.getWriter();
-  if (bytes.length !== 0) await writer.write(new Uint8Array(bytes));
+  if (bytes.length !== 0) await writer.write(new Uint8Array(bytes) as Uint8Array<ArrayBuffer>);
   await writer.close();
 }
 
 denoTest("our errors carry Deno's texts while patched (from(), byte enqueue, codecs, Deno.serve bodies)", async () => {
-  const from = (value: unknown) => () => ReadableStream.from(value as Iterable<unknown>);
+  const from = (value: unknown) => () =>
+    (ReadableStream as unknown as { from(x: unknown): ReadableStream<unknown> }).from(value);
   const asyncSequence =
     "TypeError: Failed to execute 'ReadableStream.from': Argument 1 can not be converted to async sequence.";
   await samePatched({

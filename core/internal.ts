@@ -35,9 +35,14 @@ export {
   setCompressionCodecFactory,
 } from "./compression/codec.ts";
 export type { CodecMode } from "./compression/formats.ts";
+export { setCodecOutputQueue } from "./compression/output-queue.ts";
 export { nativeCompressionClasses } from "./compression/native-classes.ts";
 // The default codec (the runtime's own streams in batches), for a factory that hands some streams to it.
 export { createNativeCodec } from "./compression/native-codec.ts";
+// TextEncoderStream's encoder for short strings in JavaScript and the limit up to which it is used
+// (FP-ENCODE-SHORT), installed by an adapter from measurement.
+export { setShortEncoder } from "./codecs/short-encode-hook.ts";
+export { utf8EncodeShort } from "./codecs/utf8-encode.ts";
 // A WritableStream's end, and erroring a stream as its controller would (node:stream's finished() and
 // addAbortSignal() on our streams).
 export { whenWritableStreamSettles } from "./stream-state.ts";
@@ -58,3 +63,7 @@ export {
   type ReadableSourceTypeMaker,
   readableSourceTypes,
 } from "./readable/source-types.ts";
+// The errors the core raises, as a runtime adapter's patch sees them (Node.js: its error codes).
+export { errorHooks } from "./shared/webidl.ts";
+// ReadableStream.from() of a string, while a patch stands in for a runtime whose own from() takes one.
+export { setReadableStreamFromTakesStrings } from "./readable/from.ts";

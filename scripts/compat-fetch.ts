@@ -25,6 +25,7 @@ import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { compatDir, type ManifestRow, readManifest, type SetName, SETS } from "../tests/compat/manifest.ts";
 import { rootPath } from "./lib.ts";
+import { writeBunShims } from "../tests/compat/bun-shims.ts";
 
 const USAGE = "usage: node scripts/compat-fetch.ts --dir=<folder> [--sets=deno,std,node22,node26,bun] " +
   "[--git=<owner/name>=<local clone>]... [--cache=<folder>] [--check]";
@@ -124,21 +125,6 @@ function extract(gitDir: string, row: ManifestRow, dir: string): void {
     dest,
     execFileSync("git", ["--git-dir", gitDir, "cat-file", "blob", row.object], { maxBuffer: 1 << 28 }),
   );
-}
-
-/** Bun's test files import `harness` (a module of Bun's test folder); ours stands in for it (tests/compat/shims). */
-function writeBunShims(dir: string): void {
-  const testDir = join(dir, "bun", "test");
-  mkdirSync(testDir, { recursive: true });
-  const tsconfig = {
-    compilerOptions: {
-      paths: {
-        harness: [rootPath("tests", "compat", "shims", "bun-harness.ts")],
-        mkfifo: [rootPath("tests", "compat", "shims", "bun-mkfifo.ts")],
-      },
-    },
-  };
-  writeFileSync(join(testDir, "tsconfig.json"), JSON.stringify(tsconfig, null, 2) + "\n");
 }
 
 /** --check: every listed file has its blob id, every listed folder exists. */

@@ -29,6 +29,7 @@ import { pathToFileURL } from "node:url";
 import { compatDir, type ManifestRow, readManifest, type SetName } from "../tests/compat/manifest.ts";
 import { type KnownInternal, matchInternal, readInternals } from "../tests/compat/internals.ts";
 import { BIN, rootPath } from "./lib.ts";
+import { writeBunShims } from "../tests/compat/bun-shims.ts";
 
 const RUNTIMES = ["node26", "node22", "deno", "bun"] as const;
 type Runtime = (typeof RUNTIMES)[number];
@@ -506,6 +507,7 @@ async function main(): Promise<void> {
   for (const runtime of options.runtimes) {
     const mine = files.filter((f) => f.runtime === runtime);
     if (mine.length === 0) continue;
+    if (runtime === "bun") writeBunShims(options.dir);
     const broken = await checkPatchTakesEffect(runtime);
     if (broken) {
       console.error(`compat: ${runtime}: the preload did not turn the patch on: ${broken}`);

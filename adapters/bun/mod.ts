@@ -32,8 +32,9 @@ export type * from "../kit/contract.ts";
 // ZLIB-COALESCE: Bun's zlib cuts its output where its input was cut, so gathering chunks would change the bytes
 // from those of Bun's own CompressionStream (1.87x native with it, 1.25x without in the html-gzip codec row,
 // 15 % more CPU in the codec without); the same bytes patched and unpatched come first. zstd decompression stays
-// Bun's own (its node:zlib handle does not report a truncated stream).
-if (onBun()) installZlibCodec(() => process.getBuiltinModule?.("node:zlib"), { coalesce: false });
+// Bun's own (its node:zlib handle does not report a truncated stream). Four output chunks may wait unread, so a
+// write resolves before anyone reads, as with Bun's own classes.
+if (onBun()) installZlibCodec(() => process.getBuiltinModule?.("node:zlib"), { coalesce: false, outputQueue: 4 });
 /**
  * Whether the code runs on Bun: the `Bun` namespace with a version string, and a user agent that says Bun
  * (a `Bun` object put on another runtime's global by a shim does not count).

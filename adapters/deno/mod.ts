@@ -23,6 +23,7 @@ import { patchInspect } from "./inspect.ts";
 import { patchInternalSlots } from "./internal-slots.ts";
 import { patchDenoControllerErrors } from "./node-stream.ts";
 import { aroundIterableBody, patchBodyStreams } from "./native-global.ts";
+import { patchTransfer } from "../kit/transfer.ts";
 import { openResourceReader } from "./resource-reader.ts";
 import process from "node:process";
 import { installZlibCodec } from "../kit/zlib-codec.ts";
@@ -72,6 +73,7 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
     { name: "deno-inspect", run: patchInspect },
     { name: "deno-consumers", run: (tx) => patchBodyConsumers(tx, collectByBatches) },
     { name: "deno-resource-reads", run: (tx) => tx.defineValue(shellHooks, "openReader", openResourceReader) },
+    { name: "transfer", run: patchTransfer },
   ],
 });
 

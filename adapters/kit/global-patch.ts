@@ -219,7 +219,25 @@ export function replaceClasses(tx: PatchTransaction): void {
     if (NativeClass === undefined && (name === "CompressionStream" || name === "DecompressionStream")) continue;
     if (typeof NativeClass === "function") linkToNative(tx, Ours, NativeClass);
     tx.defineValue(g, name, Ours);
+    if (name === "ReadableStream") fromStringsAsNative(tx, NativeClass);
   }
+}
+
+/**
+ * ReadableStream.from() of a string, while patched, as the runtime's own class takes it: Node.js 26 and Bun 1.4
+ * still stream its code points (the standard before whatwg/streams#1372), Deno 2.9 throws the TypeError ours
+ * throws by the current text. Code written for the runtime then keeps working; unpatch puts the setting back.
+ */
+function fromStringsAsNative(tx: PatchTransaction, NativeClass: AnyClass | undefined): void {
+  const from = (NativeClass as { from?: unknown } | undefined)?.from;
+  if (typeof from !== "function") return;
+  try {
+    Reflect.apply(from, NativeClass, [""]);
+  } catch {
+    return;
+  }
+  const previous = api.setReadableStreamFromTakesStrings(true);
+  tx.afterRestore("ReadableStream.from() of a string", () => void api.setReadableStreamFromTakesStrings(previous));
 }
 
 function linkToNative(tx: PatchTransaction, Ours: AnyClass, NativeClass: AnyClass): void {

@@ -31,6 +31,7 @@ function message(err: unknown): string {
 export class PatchTransaction {
   readonly #properties: SavedProperty[] = [];
   readonly #prototypes: SavedPrototype[] = [];
+  readonly #afterRestore: { readonly name: string; readonly fn: () => void }[] = [];
   readonly #label: string;
 
   /** `label` names the operation in error messages (e.g. `"patchGlobalWebStreams (deno)"`). */
@@ -107,6 +108,16 @@ export class PatchTransaction {
   }
 
   /**
+   * Registers `fn` to run once everything recorded has been put back (by {@link restore}, or when a step
+   * fails): for what the runtime derives from the properties the patch changed and must derive again from
+   * the restored ones (Node.js: `syncBuiltinESMExports()` after a builtin module's exports were put back).
+   * Such functions run newest first; one that throws is named among what could not be put back.
+   */
+  afterRestore(name: string, fn: () => void): void {
+    this.#afterRestore.push({ name, fn });
+  }
+
+  /**
    * Puts back everything recorded, newest first, and forgets it. Safe to call more than once. What the
    * engine refuses to put back (something made it non-configurable or froze it meanwhile) does not stop
    * the rest: a `TypeError` naming it is thrown once everything else is back.
@@ -132,8 +143,18 @@ export class PatchTransaction {
         : Reflect.defineProperty(target, key, descriptor);
       if (!done) left.push(`property ${JSON.stringify(String(key))}`);
     }
+    const after = this.#afterRestore;
+    for (let i = after.length - 1; i >= 0; i--) {
+      const { name, fn } = after[i]!;
+      try {
+        fn();
+      } catch {
+        left.push(name);
+      }
+    }
     properties.length = 0;
     prototypes.length = 0;
+    after.length = 0;
     return left;
   }
 }

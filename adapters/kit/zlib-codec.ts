@@ -23,6 +23,7 @@ import {
   type CompressionCodec,
   type CompressionCodecFactory,
   type CompressionFormat,
+  setCodecOutputQueue,
   setCompressionCodecFactory,
 } from "../../core/internal.ts";
 
@@ -78,6 +79,12 @@ export interface ZlibCodecOptions {
    * them (with a zlib whose output depends on how its input is cut, such as Bun's, the same bytes as it).
    */
   readonly coalesce?: boolean;
+  /**
+   * How many output chunks a stream may hold unread before a write waits (its readable high-water mark; default
+   * 0, the standard's). Node.js' and Bun's own classes resolve a write before anything is read, and their tests
+   * count on it: their adapters allow a few chunks.
+   */
+  readonly outputQueue?: number;
   /**
    * The formats compressed with node:zlib (default: every one it has); others are left to the default codec.
    * Deno's own brotli compressor is a different one, many times faster than node:zlib's at its default quality.
@@ -625,4 +632,5 @@ function usableZlib(loadZlib: () => ZlibModule | undefined): ZlibModule | null {
  */
 export function installZlibCodec(loadZlib: () => ZlibModule | undefined, options?: ZlibCodecOptions): void {
   setCompressionCodecFactory(zlibCodecFactory(loadZlib, options));
+  setCodecOutputQueue(options?.outputQueue ?? 0);
 }

@@ -35,6 +35,7 @@ import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { NODE_PATCH, onNode } from "./patch.ts";
 import process from "node:process";
 import { installZlibCodec } from "../kit/zlib-codec.ts";
+import { installShortEncode } from "../kit/short-encode.ts";
 
 /** The adapter contract's types (the same on every runtime). */
 export type * from "../kit/contract.ts";
@@ -42,8 +43,15 @@ export type * from "../kit/contract.ts";
 // ZLIB-SYNC (installed on this runtime only: another adapter loaded in the same process leaves the codec alone):
 // CompressionStream and DecompressionStream run node:zlib's handle synchronously, the fastest codec
 // measured on Node.js (bench/README.md, codec rows); node:zlib is loaded when the first of them is made. The
-// output is byte for byte Node.js' own CompressionStream's.
-if (onNode()) installZlibCodec(() => process.getBuiltinModule?.("node:zlib"));
+// output is byte for byte Node.js' own CompressionStream's. Four output chunks may wait unread, so a write
+// resolves before anyone reads, as with Node's own classes (its test-webstreams-compression-buffer-source.js).
+if (onNode()) installZlibCodec(() => process.getBuiltinModule?.("node:zlib"), { outputQueue: 4 });
+
+// FP-ENCODE-SHORT (on this runtime only, as the codec above): TextEncoderStream encodes strings of up to 64 code
+// units and bytes in JavaScript. Node's TextEncoder.encode() costs about 300 ns at any length (a call into C++
+// and a buffer outside the heap); V8 keeps a typed array of up to 64 bytes on its heap, where an ASCII string of
+// 8 characters encodes in about 45 ns and one of 64 in 190 (bench/README.md).
+if (onNode()) installShortEncode(64);
 
 /** The Node.js adapter as one object, checked against the adapter contract every runtime's adapter fulfils. */
 export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({

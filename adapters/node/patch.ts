@@ -1,6 +1,8 @@
 /**
- * The Node.js steps of the global patch (see `NODE_PATCH`): undici loaded first, the state symbols
- * `node:stream` reads, `cancel()` of a locked body, `clone()`, and `node:stream`'s `fromWeb`/`toWeb`.
+ * The Node.js steps of the global patch (see `NODE_PATCH`): undici loaded first, the symbols `node:stream`
+ * reads and calls on web streams (kit: `node-stream-symbols.ts`), `clone()`, `node:stream`'s `fromWeb`/`toWeb`,
+ * transfer (kit: `transfer.ts`), Node's error codes on our errors (`error-codes.ts`), `util.inspect()` as for
+ * Node's own streams (`inspect.ts`), and `node:stream/web`'s exports (`stream-web.ts`).
  * @module
  */
 import process from "node:process";
@@ -10,21 +12,17 @@ import type { RuntimeAdapterConfig } from "../kit/runtime-adapter.ts";
 import { isBodyShell } from "../kit/body-shells.ts";
 import { ReadableStreamTeeInPlace } from "../kit/body-tee.ts";
 import { isOurReadable, isOurWritable } from "../kit/natives.ts";
+import { patchNodeStreamSymbols } from "../kit/node-stream-symbols.ts";
+import { patchTransfer } from "../kit/transfer.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
 import { fromNodeDuplex, toNodeDuplex } from "./duplex.ts";
 import { fromNodeReadable } from "./from-node-readable.ts";
 import { fromNodeWritable } from "./from-node-writable.ts";
 import { toNodeReadable } from "./to-node-readable.ts";
 import { toNodeWritable } from "./to-node-writable.ts";
-import { type Deferred, deferred, noop } from "./shared.ts";
-
-/** Registered symbols through which Node.js (`node:stream` utilities, undici) asks a web stream for its state. */
-const kIsDisturbed = Symbol.for("nodejs.stream.disturbed");
-const kIsErrored = Symbol.for("nodejs.stream.errored");
-const kIsReadable = Symbol.for("nodejs.stream.readable");
-const kIsWritable = Symbol.for("nodejs.stream.writable");
-const kIsClosedPromise = Symbol.for("nodejs.webstream.isClosedPromise");
-const getOwn = Object.getOwnPropertyDescriptor;
+import { patchStreamWebExports } from "./stream-web.ts";
+import { patchErrorCodes } from "./error-codes.ts";
+import { patchInspect } from "./inspect.ts";
 
 /**
  * The Node.js adapter's configuration of the kit's global patch: its own steps around the shared ones.
@@ -34,12 +32,16 @@ const getOwn = Object.getOwnPropertyDescriptor;
 export const NODE_PATCH: Pick<RuntimeAdapterConfig, "before" | "after" | "shared"> = {
   before: [
     { name: "load undici", run: loadUndici },
-    { name: "node:stream state symbols", run: patchStateSymbols },
+    { name: "node:stream symbols", run: patchNodeStreamSymbols },
   ],
   after: [
-    { name: "locked cancel", run: patchLockedCancel },
     { name: "Response/Request clone", run: patchClone },
     { name: "node:stream fromWeb/toWeb", run: patchNodeStreamStatics },
+    { name: "transfer", run: patchTransfer },
+    { name: "error codes", run: patchErrorCodes },
+    { name: "node inspect", run: patchInspect },
+    // Last: it mirrors every global replaced before it.
+    { name: "node:stream/web exports", run: patchStreamWebExports },
   ],
   shared: { bodyInit: false },
 };
@@ -63,74 +65,6 @@ function loadUndici(tx: PatchTransaction): void {
   tx.record(g, "fetch");
   void g.Response;
   void g.fetch;
-}
-
-/**
- * The state Node.js reads from web streams through registered symbols: `isDisturbed()`, `isErrored()`,
- * `isReadable()` / `isWritable()` (undici relies on them for `bodyUsed` and to error a body when a fetch
- * is aborted) and `finished()` (undici waits with it for the end of every response body), answered from
- * the core's state views (`readableStreamState()`, `writableStreamState()`, `whenReadableStreamSettles()`),
- * so they are exact however the stream is consumed.
- *
- * Runs before the prototypes are linked to the native ones, so what the core defines itself is kept.
- */
-function patchStateSymbols(tx: PatchTransaction): void {
-  const rsProto = api.ReadableStream.prototype as object;
-  const wsProto = api.WritableStream.prototype as object;
-  const closedRecords = new WeakMap<object, Deferred>();
-  const getters: [object, symbol, (this: object) => unknown][] = [
-    [rsProto, kIsDisturbed, function (this: object) {
-      return api.readableStreamState(this)?.disturbed ?? false;
-    }],
-    [rsProto, kIsErrored, function (this: object) {
-      return api.readableStreamState(this)?.state === "errored";
-    }],
-    [rsProto, kIsReadable, function (this: object) {
-      return api.readableStreamState(this)?.state === "readable";
-    }],
-    [rsProto, kIsClosedPromise, function (this: object) {
-      let record = closedRecords.get(this);
-      if (record === undefined) {
-        const d = deferred();
-        record = d;
-        d.promise.then(undefined, noop);
-        closedRecords.set(this, d);
-        api.whenReadableStreamSettles(this, () => d.resolve(), (e) => d.reject(e));
-      }
-      return record;
-    }],
-    [wsProto, kIsErrored, function (this: object) {
-      return api.writableStreamState(this)?.state === "errored";
-    }],
-    [wsProto, kIsWritable, function (this: object) {
-      return api.writableStreamState(this)?.state === "writable";
-    }],
-  ];
-  for (const [proto, key, get] of getters) {
-    if (getOwn(proto, key) !== undefined) continue;
-    tx.defineAccessor(proto, key, get as (this: never) => unknown);
-  }
-}
-
-/**
- * undici (Node.js 20 and 22, and for request bodies 26) cancels the body of an aborted fetch and ignores
- * the failure only when its error has `code: "ERR_INVALID_STATE"`, as Node.js's own streams report a
- * locked stream; any other error becomes an unhandled rejection. While patched, cancelling a locked
- * fusestreams stream rejects with such a TypeError.
- */
-function patchLockedCancel(tx: PatchTransaction): void {
-  const proto = api.ReadableStream.prototype as unknown as {
-    cancel: (this: unknown, reason?: unknown) => Promise<undefined>;
-  };
-  const cancel = proto.cancel;
-  tx.defineValue(proto, "cancel", function cancel_(this: unknown, reason?: unknown) {
-    if (isOurReadable(this) && this.locked) {
-      const err = new TypeError("Cannot cancel a stream that is locked to a reader") as TypeError & { code?: string };
-      err.code = "ERR_INVALID_STATE";
-      return Promise.reject(err);
-    }
-    return cancel.call(this, reason);
-  });
 }
 
 /** The second branch of a body's tee with its chunks structured-cloned (fetch tees bodies so). */

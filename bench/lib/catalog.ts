@@ -238,6 +238,42 @@ export const SCENARIOS: readonly Scenario[] = [
     node: "pipeline(Readable, Transform calling cb(null, c) in a promise reaction, Writable)",
   },
   {
+    id: "async-transform-6",
+    group: 9,
+    title:
+      "AI SDK shape: 6x TransformStream({ async transform(c, ctl) { ctl.enqueue(c) } }) chained by pipeThrough -> reader loop",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "reader-pull-6",
+    group: 9,
+    title:
+      "AI SDK shape: 6x ReadableStream({ async pull(ctl) { ctl.enqueue((await reader.read()).value) } }), each reading the one before -> reader loop",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "floor-async-transform-6",
+    group: 11,
+    title:
+      "floor of async-transform-6: per chunk and stage the async transform(), a promise resolved with its promise and the three reactions the standard makes (no streams)",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
+    id: "floor-reader-pull-6",
+    group: 11,
+    title:
+      "floor of reader-pull-6: per chunk and stage a pending read, the async pull() awaiting it, a promise resolved with its promise and the pull reaction (no streams)",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
     id: "gzip-mixed",
     group: 9,
     title:
@@ -395,6 +431,15 @@ export const SCENARIOS: readonly Scenario[] = [
     unit: "MB/s",
     bytes: 2 * MiB,
     ops: 0,
+  },
+  {
+    id: "codec-encode-words",
+    group: 14,
+    title:
+      "TextEncoderStream alone (no patch): 4,000 short strings as a model streams them (a word or two, 3-60 code units, some outside ASCII; AI SDK deltas and SSE lines) -> TextEncoderStream -> reader loop; strings/s",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 4000,
   },
   {
     id: "codec-html",

@@ -256,6 +256,83 @@ export function buildFloor(id: string, data: Data): Floor | undefined {
           tally.check(expect, id === "floor-consume-text" ? "floor: consume text" : "floor: consume bytes");
         },
       };
+    case "floor-async-transform-6":
+      return {
+        note:
+          "per chunk and stage: the async transform() and its promise, a promise resolved with that (2 jobs), the write's two reactions (PerformTransform's, then the write's completion), the readable side's pull reaction; per chunk: the reader's pending read and its await",
+        prepare: () => data.chunks,
+        async run(chunks) {
+          const tally = new Tally();
+          let out: Uint8Array | undefined;
+          // the least a TransformStreamDefaultController can be: enqueue() hands the chunk on
+          const controller = {
+            enqueue(chunk: Uint8Array): void {
+              out = chunk;
+            },
+          };
+          const transformer = {
+            async transform(chunk: Uint8Array, c: typeof controller): Promise<void> {
+              c.enqueue(chunk);
+            },
+          };
+          const transform = transformer.transform;
+          // "a promise resolved with x" (WebIDL's conversion of a callback's result), the cheapest way JavaScript
+          // has to make it (core/shared/promise.ts, FP-RESOLVED-WITH)
+          const resolvedWith = async (x: unknown): Promise<unknown> => x;
+          const nothing = (): undefined => undefined;
+          const rethrow = (e: unknown): never => {
+            throw e;
+          };
+          for (let i = 0; i < count; i++) {
+            let chunk: Uint8Array = chunks[i]!;
+            let fulfill!: (result: { value: Uint8Array; done: false }) => void;
+            const read = new Promise<{ value: Uint8Array; done: false }>((resolve) => (fulfill = resolve));
+            for (let k = 0; k < 6; k++) {
+              const transformed = ReflectApply(transform, transformer, [chunk, controller]) as Promise<void>;
+              chunk = out!;
+              queueJob(nothing); // the readable side's pull reaction: its backpressure flips with the enqueue
+              resolvedWith(transformed).then(nothing, rethrow).then(nothing, nothing);
+            }
+            fulfill({ value: chunk, done: false });
+            tally.add((await read).value);
+          }
+          tally.check(expect, "floor: 6 async transforms");
+        },
+      };
+    case "floor-reader-pull-6":
+      return {
+        note:
+          "per chunk and stage: a pending read of the stage before and the pull()'s await of it, the async pull() and its promise, a promise resolved with that (2 jobs), the pull reaction; per chunk: the source's pull reaction, the reader's pending read and its await",
+        prepare: () => data.chunks,
+        async run(chunks) {
+          const tally = new Tally();
+          let i = 0;
+          const resolvedWith = async (x: unknown): Promise<unknown> => x;
+          const nothing = (): undefined => undefined;
+          type Result = { value: Uint8Array; done: false };
+          const fulfill: ((result: Result) => void)[] = [];
+          // a read of stage k (1 to 6) with nothing queued there: a pending promise, and stage k's pull()
+          const read = (k: number): Promise<Result> => {
+            const pending = new Promise<Result>((resolve) => (fulfill[k] = resolve));
+            resolvedWith(pull(k)).then(nothing, nothing);
+            return pending;
+          };
+          // stage k's async pull(): awaits a read of the stage before (the source, stage 0, always has a chunk
+          // queued: its read is fulfilled at once, and its own pull reaction refills it) and enqueues the value
+          const pull = async (k: number): Promise<void> => {
+            let result: Result;
+            if (k === 1) {
+              queueJob(nothing);
+              result = await Promise.resolve({ value: chunks[i++]!, done: false as const });
+            } else {
+              result = await read(k - 1);
+            }
+            fulfill[k]!(result);
+          };
+          while (i < count) tally.add((await read(6)).value);
+          tally.check(expect, "floor: 6 reader-pull stages");
+        },
+      };
   }
   return undefined;
 }

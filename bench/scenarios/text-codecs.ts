@@ -5,6 +5,8 @@
  *   TextEncoderStream / TextDecoderStream, `native` the runtime's; a pull source of text (about one code unit in
  *   twelve outside ASCII, some astral) cut into 1 KiB strings or 1 KiB byte chunks (so characters and surrogate
  *   pairs are split across chunks), through the codec, read by a reader loop.
+ * - `codec-encode-words`: the same with the strings a model's output streams as (AI SDK text deltas and the SSE lines of
+ *   its UI message stream): 4,000 strings of 3 to 60 code units, some with characters outside ASCII.
  * - `codec-html` / `codec-sse`: the pipelines of issue 25's table, written against the *global* classes with
  *   each implementation's global patch on (`native`: no patch), drained by `new Response(s).arrayBuffer()`:
  *   4,000 HTML strings → 3 TransformStreams → TextEncoderStream; and a native body of 4,000 SSE events (one per
@@ -206,6 +208,26 @@ interface PipelineData {
 }
 let pipelineCache: PipelineData | undefined;
 
+interface WordData {
+  strings: string[];
+  expectBytes: Expect;
+}
+let wordCache: WordData | undefined;
+
+/** `PIPELINE_ITEMS` short strings: a word or two (text deltas), every third as an SSE line of a UI message stream. */
+function wordData(): WordData {
+  if (wordCache) return wordCache;
+  const strings: string[] = [];
+  for (let i = 0; i < PIPELINE_ITEMS; i++) {
+    const delta = `${words(i + 11, 1 + (i % 2))} `;
+    strings.push(
+      i % 3 === 2 ? `data: {"type":"text-delta","id":"text-0","delta":${JSON.stringify(delta)}}\n\n` : delta,
+    );
+  }
+  wordCache = { strings, expectBytes: expectOf([new TextEncoder().encode(strings.join(""))]) };
+  return wordCache;
+}
+
 function pipelineData(): PipelineData {
   if (pipelineCache) return pipelineCache;
   const encoder = new TextEncoder();
@@ -298,6 +320,22 @@ function buildBench(
   switch (id) {
     case "codec-encode": {
       const { strings, expectBytes } = textData(data);
+      return {
+        async run() {
+          deactivatePatch();
+          const tally = new Tally();
+          const reader = stringSource(impl.RS, strings).pipeThrough(new impl.TES()).getReader();
+          for (;;) {
+            const result = await reader.read();
+            if (result.done) break;
+            tally.add(result.value);
+          }
+          tally.check(expectBytes, id);
+        },
+      };
+    }
+    case "codec-encode-words": {
+      const { strings, expectBytes } = wordData();
       return {
         async run() {
           deactivatePatch();

@@ -338,6 +338,46 @@ export function build(id: string, impl: WebImpl, data: Data, shared: Shared): Be
         "async transform",
       );
 
+    case "async-transform-6":
+      return {
+        async run() {
+          const tally = new Tally();
+          await readAll(
+            chain(
+              6,
+              () =>
+                new TS<Uint8Array, Uint8Array>({
+                  async transform(chunk, controller) {
+                    controller.enqueue(chunk);
+                  },
+                }),
+            ),
+            tally,
+          );
+          tally.check(expect, "6x async transform -> reader loop");
+        },
+      };
+
+    case "reader-pull-6":
+      return {
+        async run() {
+          const tally = new Tally();
+          let stream = source();
+          for (let i = 0; i < 6; i++) {
+            const reader = stream.getReader();
+            stream = new RS<Uint8Array>({
+              async pull(controller) {
+                const { done, value } = await reader.read();
+                if (done) controller.close();
+                else controller.enqueue(value);
+              },
+            });
+          }
+          await readAll(stream, tally);
+          tally.check(expect, "6x reader-pull -> reader loop");
+        },
+      };
+
     case "html-gzip": {
       // Each implementation's own CompressionStream (ours: with its runtime adapter's codec); one without one
       // takes no part. Without a TextEncoderStream of its own, the encoder is a TransformStream calling

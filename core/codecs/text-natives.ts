@@ -5,6 +5,7 @@
  * @module
  */
 import { NativeUint8Array, ObjectGetOwnPropertyDescriptor, ReflectApply } from "../shared/primordials.ts";
+import { encodeShort } from "./short-encode-hook.ts";
 
 const NativeTextEncoder: typeof TextEncoder = globalThis.TextEncoder;
 const NativeTextDecoder: typeof TextDecoder = globalThis.TextDecoder;
@@ -19,9 +20,12 @@ let encoder: TextEncoder | undefined;
 
 /**
  * UTF-8 encode (Encoding §9.1.1 `encode()`): `input`'s code units as UTF-8 in a new `Uint8Array` over an
- * ArrayBuffer of its own, a lone surrogate as U+FFFD (the USVString conversion).
+ * ArrayBuffer of its own, a lone surrogate as U+FFFD (the USVString conversion). A string up to the adapter's
+ * limit is encoded in JavaScript (FP-ENCODE-SHORT), any other by the runtime's encoder.
  */
 export function utf8Encode(input: string): Uint8Array<ArrayBuffer> {
+  const short = encodeShort(input);
+  if (short !== undefined) return short;
   return ReflectApply(encodeMethod, encoder ??= new NativeTextEncoder(), [input]) as Uint8Array<ArrayBuffer>;
 }
 

@@ -13,7 +13,8 @@ import {
   viewByteOffset,
 } from "../shared/buffers.ts";
 import { describeValue } from "../shared/describe.ts";
-import { NativeTypeError, NativeUint8Array } from "../shared/primordials.ts";
+import { NativeUint8Array } from "../shared/primordials.ts";
+import { typeError } from "../shared/webidl.ts";
 
 const ArrayBufferIsView = ArrayBuffer.isView;
 const EMPTY = new NativeUint8Array(0);
@@ -38,7 +39,7 @@ export function bufferSourceBytes(chunk: unknown, interfaceName: string): Uint8A
 }
 
 function notBufferSource(chunk: unknown, interfaceName: string, why: string): TypeError {
-  return new NativeTypeError(
+  return typeError(
     `${interfaceName}: a chunk must be an ArrayBuffer or an ArrayBuffer view, not ${describeValue(chunk)}${why}`,
   );
 }

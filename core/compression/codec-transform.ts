@@ -4,8 +4,9 @@
  * any other, whose transformer checks each chunk, hands its bytes to the stream's codec and enqueues what
  * comes out.
  *
- * Its queuing strategies are those of "set up a TransformStream" (writable high-water mark 1, readable 0):
- * a write waits while an output chunk is queued unread, so a consumer that stops reading stops the producer.
+ * Its queuing strategies are those of "set up a TransformStream" (writable high-water mark 1, readable 0) unless
+ * the runtime's adapter allows a few output chunks ahead (output-queue.ts): a write waits while the output
+ * queue is full, so a consumer that stops reading stops the producer.
  * The codec is released when the stream ends, errors, is cancelled or aborted.
  * @module
  */
@@ -15,6 +16,7 @@ import type { Transformer } from "../types.ts";
 import { bufferSourceBytes } from "./buffer-source.ts";
 import { type CodecSink, type CompressionCodec, createCodec } from "./codec.ts";
 import type { CodecMode, CompressionFormat } from "./formats.ts";
+import { codecOutputQueue } from "./output-queue.ts";
 
 type Controller = TransformStreamDefaultController<Uint8Array>;
 
@@ -102,5 +104,8 @@ export function createCodecTransform(
     flush: (controller: Controller) => flushCodec(state, controller),
     cancel: () => state.codec.release(),
   };
-  return new TransformStream<BufferSource, Uint8Array>(transformer as Transformer<BufferSource, Uint8Array>);
+  const queue = codecOutputQueue();
+  const transformerOf = transformer as Transformer<BufferSource, Uint8Array>;
+  if (queue === 0) return new TransformStream<BufferSource, Uint8Array>(transformerOf);
+  return new TransformStream<BufferSource, Uint8Array>(transformerOf, undefined, { highWaterMark: queue });
 }

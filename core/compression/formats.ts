@@ -3,7 +3,7 @@
  * (Compression §4, §5): WebIDL enum conversion, against the formats the runtime's own classes accept.
  * @module
  */
-import { NativeTypeError } from "../shared/primordials.ts";
+import { typeError } from "../shared/webidl.ts";
 import { nativeAcceptsFormat } from "./native-classes.ts";
 
 /**
@@ -24,7 +24,7 @@ export type CodecMode = "compress" | "decompress";
 export function convertCompressionFormat(value: unknown, mode: CodecMode): CompressionFormat {
   const interfaceName = mode === "compress" ? "CompressionStream" : "DecompressionStream";
   if (typeof value === "symbol") {
-    throw new NativeTypeError(`Failed to construct '${interfaceName}': a Symbol is not a CompressionFormat`);
+    throw typeError(`Failed to construct '${interfaceName}': a Symbol is not a CompressionFormat`);
   }
   const format = `${value as string}`;
   switch (format) {
@@ -36,7 +36,7 @@ export function convertCompressionFormat(value: unknown, mode: CodecMode): Compr
     case "zstd":
       if (nativeAcceptsFormat(format, mode)) return format;
   }
-  throw new NativeTypeError(
+  throw typeError(
     `Failed to construct '${interfaceName}': "${format}" is not a compression format this runtime supports`,
   );
 }

@@ -54,11 +54,30 @@ function GetIteratorFromMethod(obj: unknown, method: Callable, sync: boolean): I
 
 const NOT_ITERABLE = "ReadableStream.from() requires an async iterable or iterable object";
 
+/** Whether a string is taken as the sequence of its code points (the standard before whatwg/streams#1372). */
+let takesStrings = false;
+
+/**
+ * Makes ReadableStream.from() take a string as the standard did before whatwg/streams#1372 (one chunk per code
+ * point, by its @@iterator), or not (`false`, the standard's current text); returns the setting it replaces.
+ * For a runtime's global patch only: while our class stands in for a runtime whose own from() still takes
+ * strings (Node.js 26, Bun 1.4), code written for that runtime keeps working. Not public API.
+ */
+export function setReadableStreamFromTakesStrings(on: boolean): boolean {
+  const previous = takesStrings;
+  takesStrings = on;
+  return previous;
+}
+
 /**
  * Converts `V` to an IDL async_sequence (Web IDL: an object, its @@asyncIterator method, else its @@iterator
  * method) and opens it (GetIteratorFromMethod; a sync iterator is used through the async-from-sync steps).
  */
 function OpenAsyncSequence(V: unknown): IteratorRecord {
+  if (typeof V === "string" && takesStrings) {
+    const method = GetMethod(V, SymbolIterator);
+    if (method !== undefined) return GetIteratorFromMethod(V, method, true);
+  }
   if (!isObject(V)) {
     throw typeError(
       typeof V === "string"

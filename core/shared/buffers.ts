@@ -6,12 +6,12 @@
 import {
   JAVASCRIPTCORE,
   NativeArrayBuffer,
-  NativeTypeError,
   NativeUint8Array,
   ObjectGetPrototypeOf,
   ReflectApply,
   uncurryThis,
 } from "./primordials.ts";
+import { typeError } from "./webidl.ts";
 
 const ArrayBufferProto = ArrayBuffer.prototype as ArrayBuffer & {
   transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer;
@@ -72,7 +72,7 @@ export function IsDetachedBuffer(buffer: ArrayBuffer): boolean {
 
 /** The spec's TransferArrayBuffer: a new ArrayBuffer with the same data; `buffer` is detached. */
 export function TransferArrayBuffer(buffer: ArrayBuffer): ArrayBuffer {
-  if (IsDetachedBuffer(buffer)) throw new NativeTypeError("Cannot transfer a detached ArrayBuffer");
+  if (IsDetachedBuffer(buffer)) throw typeError("Cannot transfer a detached ArrayBuffer");
   return transferUnchecked(buffer);
 }
 
@@ -160,10 +160,10 @@ export function typedArrayTag(view: ArrayBufferView): string | undefined {
  * non-shared ArrayBuffer.
  */
 export function convertArrayBufferView(value: unknown, context: string): ArrayBufferView {
-  if (!ArrayBufferIsView(value)) throw new NativeTypeError(`${context} must be an ArrayBuffer view`);
+  if (!ArrayBufferIsView(value)) throw typeError(`${context} must be an ArrayBuffer view`);
   // The ArrayBuffer byteLength getter only accepts non-shared buffers (and does not throw for them).
   if (!isArrayBuffer(viewBuffer(value as ArrayBufferView))) {
-    throw new NativeTypeError(`${context} must not be backed by a SharedArrayBuffer`);
+    throw typeError(`${context} must not be backed by a SharedArrayBuffer`);
   }
   return value as ArrayBufferView;
 }
@@ -234,7 +234,7 @@ export function viewParts(value: unknown, context: string): ViewParts {
       byteLength: typedArrayByteLengthGetter(value),
     };
   }
-  if (!ArrayBufferIsView(value)) throw new NativeTypeError(`${context} must be an ArrayBuffer view`);
+  if (!ArrayBufferIsView(value)) throw typeError(`${context} must be an ArrayBuffer view`);
   return {
     buffer: dataViewBufferGetter(value),
     byteOffset: dataViewByteOffsetGetter(value),
@@ -264,9 +264,9 @@ export function transferUnchecked(buffer: ArrayBuffer): ArrayBuffer {
   try {
     out = structuredCloneFn!(buffer, { transfer: [buffer] });
   } catch {
-    throw new NativeTypeError("The ArrayBuffer cannot be transferred");
+    throw typeError("The ArrayBuffer cannot be transferred");
   }
-  if (!IsDetachedBuffer(buffer)) throw new NativeTypeError("The ArrayBuffer cannot be transferred");
+  if (!IsDetachedBuffer(buffer)) throw typeError("The ArrayBuffer cannot be transferred");
   return out;
 }
 

@@ -441,6 +441,35 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     assert.not.ok(new fuse.ReadableStream() instanceof Native.ReadableStream, "not after unpatch");
   });
 
+  onRuntime(
+    "ReadableStream.from() of a string: as the runtime's own while patched, the standard's otherwise",
+    async () => {
+      /** What from(text) gives: its chunks, or the error's name. */
+      const fromString = async (RS: { from?: (x: unknown) => AsyncIterable<unknown> }): Promise<string> => {
+        if (typeof RS.from !== "function") return "no from()";
+        try {
+          const out: unknown[] = [];
+          for await (const chunk of RS.from("a\u{1F600}b")) out.push(chunk);
+          return JSON.stringify(out);
+        } catch (e) {
+          return (e as Error).name;
+        }
+      };
+      const native = await fromString(Native.ReadableStream as never);
+      const ours = fuse.ReadableStream as never;
+      assert.is(await fromString(ours), "TypeError", "unpatched: the current standard (whatwg/streams#1372)");
+      const whilePatched = await patched(() => fromString(ours));
+      if (native !== "no from()") assert.is(whilePatched, native, "patched: as the runtime's own");
+      if (native !== "TypeError" && native !== "no from()") {
+        assert.is(
+          whilePatched,
+          JSON.stringify(["a", "\u{1F600}", "b"]),
+        );
+      }
+      assert.is(await fromString(ours), "TypeError", "after unpatch");
+    },
+  );
+
   onRuntime("unpatch restores every global, prototype property and prototype link exactly", async () => {
     const before = snapshotGlobals();
     adapter.patchGlobalWebStreams();

@@ -18,6 +18,7 @@ import {
   type CompressionCodecFactory,
   type CompressionFormat,
   createNativeCodec,
+  setCodecOutputQueue,
   setCompressionCodecFactory,
 } from "../../core/internal.ts";
 import { zlibCodecFactory, type ZlibCodecOptions } from "../../adapters/kit/zlib-codec.ts";
@@ -654,36 +655,80 @@ async function writesWithoutReading(pair: Pair, chunks: Bytes[]): Promise<number
   return result;
 }
 
-codecTest("backpressure: a consumer that does not read stops the producer", async () => {
-  for (const format of FORMATS) {
-    // Incompressible input: output comes after a few chunks, then the readable side is full.
-    const chunks = cut(noise(48 * 16_384, 3), [16_384]);
-    const settled = await writesWithoutReading(new CompressionStream(format) as unknown as Pair, chunks);
-    assert.ok(settled < 20, `${format} compression: ${settled} of ${chunks.length} writes settled with no reader`);
-    // Decompression: the first chunk already makes output.
-    const compressed = await oneShotOrOurs(format, noise(400_000, 4));
-    const pieces = cut(compressed, [16_384]);
-    const settledD = await writesWithoutReading(new DecompressionStream(format) as unknown as Pair, pieces);
-    assert.ok(settledD < 8, `${format} decompression: ${settledD} of ${pieces.length} writes settled with no reader`);
+/** Runs `fn` with the codec streams' output queue set to `chunks` (output-queue.ts), then puts the previous back. */
+async function withOutputQueue(chunks: number, fn: () => Promise<void>): Promise<void> {
+  const previous = setCodecOutputQueue(chunks);
+  try {
+    await fn();
+  } finally {
+    setCodecOutputQueue(previous);
   }
-});
+}
+
+// The standard's shape (readable high-water mark 0); the Node.js and Bun adapters' queue is tested below.
+codecTest("backpressure: a consumer that does not read stops the producer", () =>
+  withOutputQueue(0, async () => {
+    for (const format of FORMATS) {
+      // Incompressible input: output comes after a few chunks, then the readable side is full.
+      const chunks = cut(noise(48 * 16_384, 3), [16_384]);
+      const settled = await writesWithoutReading(new CompressionStream(format) as unknown as Pair, chunks);
+      assert.ok(settled < 20, `${format} compression: ${settled} of ${chunks.length} writes settled with no reader`);
+      // Decompression: the first chunk already makes output.
+      const compressed = await oneShotOrOurs(format, noise(400_000, 4));
+      const pieces = cut(compressed, [16_384]);
+      const settledD = await writesWithoutReading(new DecompressionStream(format) as unknown as Pair, pieces);
+      assert.ok(settledD < 8, `${format} decompression: ${settledD} of ${pieces.length} writes settled with no reader`);
+    }
+  }));
 
 codecTest(
   "backpressure: desiredSize goes to 0 and below while the output is unread, and back up when read",
-  async () => {
-    const cs = new CompressionStream("deflate-raw");
-    const writer = cs.writable.getWriter();
-    assert.is(writer.desiredSize, 1);
-    const chunks = cut(noise(40 * 16_384, 8), [16_384]);
-    for (const c of chunks) writer.write(c).catch(() => {});
-    await new Promise((r) => setTimeout(r, 20));
-    assert.ok(writer.desiredSize! <= 0, `desiredSize ${writer.desiredSize} with the output unread`);
-    const reading = collect(cs.readable as AsyncIterable<Uint8Array>);
-    await writer.ready;
-    await writer.close();
-    sameBytes(await decompressWith("deflate-raw", await reading), concat(chunks), "after the pause");
-  },
+  () =>
+    withOutputQueue(0, async () => {
+      const cs = new CompressionStream("deflate-raw");
+      const writer = cs.writable.getWriter();
+      assert.is(writer.desiredSize, 1);
+      const chunks = cut(noise(40 * 16_384, 8), [16_384]);
+      for (const c of chunks) writer.write(c).catch(() => {});
+      await new Promise((r) => setTimeout(r, 20));
+      assert.ok(writer.desiredSize! <= 0, `desiredSize ${writer.desiredSize} with the output unread`);
+      const reading = collect(cs.readable as AsyncIterable<Uint8Array>);
+      await writer.ready;
+      await writer.close();
+      sameBytes(await decompressWith("deflate-raw", await reading), concat(chunks), "after the pause");
+    }),
 );
+
+test("output queue: a write waits for a reader at 0 (the standard), settles first with a queue, and still stops", async () => {
+  const previous = setCodecOutputQueue(0);
+  try {
+    const input = new TextEncoder().encode("hello").buffer;
+    const spec = new CompressionStream("gzip");
+    let settled = false;
+    spec.writable.getWriter().write(input).then(() => settled = true);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 1));
+    assert.is(settled, false, "queue 0: the write settled with nobody reading");
+
+    setCodecOutputQueue(4);
+    const ahead = new CompressionStream("gzip");
+    const writer = ahead.writable.getWriter();
+    await writer.write(input); // as Node.js' and Bun's own: settles before any read
+    writer.close();
+    const out = await collect(ahead.readable as AsyncIterable<Uint8Array>);
+    assert.is(new TextDecoder().decode(await decompressWith("gzip", out)), "hello");
+
+    const chunks = cut(noise(48 * 16_384, 5), [16_384]);
+    const count = await writesWithoutReading(new CompressionStream("deflate") as unknown as Pair, chunks);
+    assert.ok(count < 24, `queue 4: ${count} of ${chunks.length} compression writes settled with no reader`);
+    const pieces = cut(await compressWith("deflate", [noise(400_000, 6)]), [16_384]);
+    const countD = await writesWithoutReading(new DecompressionStream("deflate") as unknown as Pair, pieces);
+    assert.ok(countD < 12, `queue 4: ${countD} of ${pieces.length} decompression writes settled with no reader`);
+    assert.throws(() => setCodecOutputQueue(-1), RangeError);
+    assert.throws(() => setCodecOutputQueue(1.5), RangeError);
+  } finally {
+    setCodecOutputQueue(previous);
+  }
+});
 
 /** Installs a spy around `factory` (the default codec when undefined) for `fn`. */
 async function spied(factory: CompressionCodecFactory | undefined, fn: (spy: Spy) => Promise<void>): Promise<void> {

@@ -19,6 +19,8 @@ import {
 } from "../../mod.ts";
 import { rejection, tracked } from "./stream-test-helpers.ts";
 import { utf8SequenceEnd, utf8UnfinishedStart } from "../../core/codecs/utf8-boundary.ts";
+import { utf8EncodeShort } from "../../core/codecs/utf8-encode.ts";
+import { setShortEncoder } from "../../core/codecs/short-encode-hook.ts";
 import * as fuse from "../../mod.ts";
 import * as nodeAdapter from "../../adapters/node/mod.ts";
 import * as denoAdapter from "../../adapters/deno/mod.ts";
@@ -420,6 +422,59 @@ test("TextEncoderStream: the same chunks as the runtime's own TextEncoderStream,
     const ours = await through(new TextEncoderStream(), chunks);
     const native = await through(new NativeTextEncoderStream(), chunks);
     assert.equal(ours.out.map((c) => hex(c)), native.out.map((c) => hex(c)), JSON.stringify(chunks));
+  }
+});
+
+test("utf8EncodeShort (FP-ENCODE-SHORT): the bytes and buffer of TextEncoder.encode, for every kind of code unit", () => {
+  const encoder = new TextEncoder();
+  const check = (text: string) => {
+    const ours = utf8EncodeShort(text, Infinity)!;
+    assert.is(Object.getPrototypeOf(ours), Uint8Array.prototype);
+    assert.is(ours.byteOffset, 0);
+    assert.is(ours.buffer.byteLength, ours.byteLength);
+    assert.is(hex(ours), hex(encoder.encode(text)), JSON.stringify(text));
+  };
+  // every code unit alone and after ASCII (the first pass stops there), and every unit before a trail surrogate
+  for (let unit = 0; unit <= 0xffff; unit++) {
+    const c = String.fromCharCode(unit);
+    check(c);
+    check(`ab${c}`);
+    check(`${c}${TRAIL}`);
+  }
+  const next = random(11);
+  const units = ["a", "z", "\u007f", "\u0080", "é", "\u07ff", "\u0800", "€", "\uffff", LEAD, TRAIL, `${LEAD}${TRAIL}`];
+  for (let round = 0; round < 3000; round++) {
+    let text = "";
+    const length = Math.floor(next() * 80);
+    for (let i = 0; i < length; i++) text += units[Math.floor(next() * units.length)];
+    check(text);
+  }
+  check("");
+  // over maxBytes: nothing (the runtime's encoder takes it)
+  assert.is(utf8EncodeShort("é".repeat(33), 64), undefined);
+  assert.is(hex(utf8EncodeShort("é".repeat(32), 64)!), hex(encoder.encode("é".repeat(32))));
+  assert.is(utf8EncodeShort("a".repeat(70), 64)!.byteLength, 70); // (the length is the caller's check)
+});
+
+test("TextEncoderStream: the same chunks with FP-ENCODE-SHORT off and on for every length (random strings)", async () => {
+  // the limit the adapters leave (they are all loaded here): Node's on Node.js, 0 elsewhere
+  const before = runtimeGlobals.Deno === undefined && runtimeGlobals.Bun === undefined ? 64 : 0;
+  const next = random(13);
+  const units = ["a", "é", "€", LEAD, TRAIL, `${LEAD}${TRAIL}`, "\u{10FFFF}", "", "\n"];
+  try {
+    for (let round = 0; round < 60; round++) {
+      let text = "";
+      const length = Math.floor(next() * 60);
+      for (let i = 0; i < length; i++) text += units[Math.floor(next() * units.length)];
+      const chunks = cut(text, text.length, randomCuts(next, text.length, Math.floor(next() * 5)));
+      setShortEncoder(utf8EncodeShort, 0);
+      const off = await through(new TextEncoderStream(), chunks);
+      setShortEncoder(utf8EncodeShort, next() < 0.5 ? 1000 : 16);
+      const on = await through(new TextEncoderStream(), chunks);
+      assert.equal(on.out.map((c) => hex(c)), off.out.map((c) => hex(c)), JSON.stringify(chunks));
+    }
+  } finally {
+    setShortEncoder(utf8EncodeShort, before);
   }
 });
 

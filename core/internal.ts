@@ -63,7 +63,8 @@ export {
   type ReadableSourceTypeMaker,
   readableSourceTypes,
 } from "./readable/source-types.ts";
-// The errors the core raises, as a runtime adapter's patch sees them (Node.js: its error codes).
-export { errorHooks } from "./shared/webidl.ts";
+// The errors the core raises, as a runtime adapter's patch sees them (Node.js: its error codes); the kit makes its
+// own TypeErrors with `typeError` so that the patch sees them too.
+export { errorHooks, typeError } from "./shared/webidl.ts";
 // ReadableStream.from() of a string, while a patch stands in for a runtime whose own from() takes one.
 export { setReadableStreamFromTakesStrings } from "./readable/from.ts";

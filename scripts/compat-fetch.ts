@@ -24,7 +24,6 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { compatDir, type ManifestRow, readManifest, type SetName, SETS } from "../tests/compat/manifest.ts";
-import { rootPath } from "./lib.ts";
 import { writeBunShims } from "../tests/compat/bun-shims.ts";
 
 const USAGE = "usage: node scripts/compat-fetch.ts --dir=<folder> [--sets=deno,std,node22,node26,bun] " +

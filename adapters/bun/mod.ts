@@ -19,6 +19,7 @@ import { ownBody, patchBodyOwners } from "./body-owners.ts";
 import { patchBunConsumers } from "./consumers.ts";
 import { patchBunExtensions } from "./extensions.ts";
 import { directBody } from "./direct-body.ts";
+import { patchBunErrorTexts } from "./error-texts.ts";
 import process from "node:process";
 import { installZlibCodec } from "../kit/zlib-codec.ts";
 
@@ -59,6 +60,7 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
     { name: "bun-consumers", run: patchBunConsumers },
     { name: "bun-body-owners", run: patchBodyOwners },
     { name: "bun-extensions", run: patchBunExtensions },
+    { name: "bun error texts", run: patchBunErrorTexts },
   ],
 });
 

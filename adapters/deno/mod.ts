@@ -20,6 +20,7 @@ import { collectByBatches, patchBodyConsumers } from "../kit/body-consumers.ts";
 import { shellHooks } from "../kit/native-shells.ts";
 import { patchNodeStreamSymbols } from "../kit/node-stream-symbols.ts";
 import { patchInspect } from "./inspect.ts";
+import { patchDenoErrorTexts } from "./error-texts.ts";
 import { patchInternalSlots } from "./internal-slots.ts";
 import { patchDenoControllerErrors } from "./node-stream.ts";
 import { aroundIterableBody, patchBodyStreams } from "./native-global.ts";
@@ -74,6 +75,7 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
     { name: "deno-consumers", run: (tx) => patchBodyConsumers(tx, collectByBatches) },
     { name: "deno-resource-reads", run: (tx) => tx.defineValue(shellHooks, "openReader", openResourceReader) },
     { name: "transfer", run: patchTransfer },
+    { name: "deno error texts", run: patchDenoErrorTexts },
   ],
 });
 

@@ -11,7 +11,14 @@ import type {
   ReadableStream,
   ReadableStreamDefaultReader,
 } from "../../core/internal.ts";
-import { BATCH_DONE, batchReaderOf, describeValue, isBatchPromise, readableStreamState } from "../../core/internal.ts";
+import {
+  BATCH_DONE,
+  batchReaderOf,
+  describeValue,
+  isBatchPromise,
+  readableStreamState,
+  typeError,
+} from "../../core/internal.ts";
 import { isNativeReadable, isOurReadable, Native } from "./natives.ts";
 import { takeNativeOfBodyShell } from "./body-shells.ts";
 
@@ -106,7 +113,7 @@ function defaultBodyBridge(stream: ReadableStream<unknown>, context: string): gl
 export function bodyBytes(chunk: unknown, context: string): Uint8Array {
   const bytes = bytesOf(chunk);
   if (bytes === undefined) {
-    throw new TypeError(
+    throw typeError(
       `${context}: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found ${describeValue(chunk)}`,
     );
   }

@@ -25,6 +25,7 @@ import {
   type CompressionFormat,
   setCodecOutputQueue,
   setCompressionCodecFactory,
+  typeError,
 } from "../../core/internal.ts";
 
 /** zlib's native handle (the `_handle` of a zlib stream object), as Node.js, Deno and Bun implement it. */
@@ -152,17 +153,20 @@ function zlibEngine(create: CreateZlib | undefined): Engine | undefined {
   return create && { create, process: Z_NO_FLUSH, flush: Z_SYNC_FLUSH, finish: Z_FINISH };
 }
 
-/** The TypeError of a zlib failure. */
-function zlibError(message: string, code: string | undefined): TypeError {
-  return new TypeError(`${message}${code === undefined ? "" : ` (${code})`}`);
+// The codec's errors are the core's TypeErrors (`typeError`), so a runtime's patch sees them as it sees the core's
+// (the Deno adapter gives them Deno's texts); each names its format.
+
+/** The TypeError of a zlib failure (`what`: e.g. "Invalid gzip data"). */
+function zlibError(what: string, message: string, code: string | undefined): TypeError {
+  return typeError(`${what}: ${message}${code === undefined ? "" : ` (${code})`}`);
 }
 
-function trailingData(): TypeError {
-  return new TypeError("Trailing data after the end of the compressed stream");
+function trailingData(format: CompressionFormat): TypeError {
+  return typeError(`Trailing data after the end of the ${format} stream`);
 }
 
-function truncated(): TypeError {
-  return new TypeError("The compressed stream ended early (unexpected end of input)");
+function truncated(format: CompressionFormat): TypeError {
+  return typeError(`The ${format} stream ended early (unexpected end of input)`);
 }
 
 /**
@@ -180,7 +184,8 @@ class ZlibRunner {
   /** How many bytes of the last input the handle left unread (after the end of the stream). */
   leftOver = 0;
 
-  constructor(create: CreateZlib) {
+  /** `what`: how a zlib failure starts its message (the format, compressed or decompressed). */
+  constructor(create: CreateZlib, what: string) {
     const object = create() as ZlibObject;
     const handle = object._handle;
     if (handle === null || typeof handle.writeSync !== "function") {
@@ -192,7 +197,7 @@ class ZlibRunner {
     // zlib reports a failure by calling this during writeSync (replacing the stream's handler, which would
     // emit an 'error' event later).
     handle.onerror = (message, _errno, code) => {
-      this.#error ??= zlibError(message, code);
+      this.#error ??= zlibError(what, message, code);
     };
   }
 
@@ -232,6 +237,7 @@ class ZlibDecompressor implements CompressionCodec {
   readonly #runner: ZlibRunner;
   readonly #engine: Engine;
   readonly #probeEnd: boolean;
+  readonly #format: CompressionFormat;
   readonly #enqueue: (chunk: Uint8Array) => void;
 
   /**
@@ -239,18 +245,19 @@ class ZlibDecompressor implements CompressionCodec {
    * with one more byte after the finishing call (ZLIB-END-PROBE): a decoder whose stream is complete leaves it
    * unread, one that still waits for data reads it.
    */
-  constructor(engine: Engine, sink: CodecSink, probeEnd: boolean) {
-    this.#runner = new ZlibRunner(engine.create);
+  constructor(format: CompressionFormat, engine: Engine, sink: CodecSink, probeEnd: boolean) {
+    this.#runner = new ZlibRunner(engine.create, `Invalid ${format} data`);
     this.#engine = engine;
     this.#probeEnd = probeEnd;
+    this.#format = format;
     this.#enqueue = (chunk) => sink.enqueue(chunk);
   }
 
   push(bytes: Uint8Array): undefined {
     const runner = this.#runner;
-    if (runner.ended) throw trailingData();
+    if (runner.ended) throw trailingData(this.#format);
     runner.run(bytes, this.#engine.process, this.#enqueue);
-    if (runner.ended) throw trailingData();
+    if (runner.ended) throw trailingData(this.#format);
     return undefined;
   }
 
@@ -260,7 +267,7 @@ class ZlibDecompressor implements CompressionCodec {
     runner.run(EMPTY, this.#engine.finish, this.#enqueue);
     if (this.#probeEnd && !runner.ended) {
       runner.run(END_PROBE, this.#engine.process, ignoreOutput);
-      if (runner.leftOver !== 1) throw truncated();
+      if (runner.leftOver !== 1) throw truncated(this.#format);
     }
     return undefined;
   }
@@ -304,8 +311,8 @@ class ZlibCompressor implements CompressionCodec {
   #stage: Uint8Array = EMPTY;
   #staged = 0;
 
-  constructor(engine: Engine, sink: CodecSink, options: ZlibCodecOptions) {
-    this.#runner = new ZlibRunner(engine.create);
+  constructor(format: CompressionFormat, engine: Engine, sink: CodecSink, options: ZlibCodecOptions) {
+    this.#runner = new ZlibRunner(engine.create, `${format} compression failed`);
     this.#engine = engine;
     this.#eachChunk = options.flushEachChunk === true
       ? engine.flush
@@ -415,7 +422,7 @@ class GzipCodec implements CompressionCodec {
         offset = length - runner.leftOver;
         this.#state = TRAILER;
       } else if (state === DONE) {
-        throw trailingData();
+        throw trailingData("gzip");
       } else {
         offset = this.#frame(bytes, offset);
       }
@@ -429,7 +436,7 @@ class GzipCodec implements CompressionCodec {
       this.#runner.run(EMPTY, Z_FINISH, this.#enqueue);
       this.#state = TRAILER;
     }
-    if (this.#state !== DONE) throw truncated();
+    if (this.#state !== DONE) throw truncated("gzip");
     return undefined;
   }
 
@@ -447,7 +454,7 @@ class GzipCodec implements CompressionCodec {
         if (this.#fieldLength === 10) {
           const h = this.#field;
           if (h[0] !== 0x1f || h[1] !== 0x8b || h[2] !== 8 || (h[3]! & FRESERVED) !== 0) {
-            throw new TypeError("Invalid gzip header");
+            throw typeError("Invalid gzip header");
           }
           this.#flags = h[3]!;
           this.#fieldLength = 0;
@@ -485,7 +492,7 @@ class GzipCodec implements CompressionCodec {
         const end = this.#collect(bytes, offset, 2);
         if (this.#fieldLength === 2) {
           if ((this.#field[0]! | (this.#field[1]! << 8)) !== (this.#headerCrc & 0xffff)) {
-            throw new TypeError("Invalid gzip header: its CRC does not match");
+            throw typeError("Invalid gzip header: its CRC does not match");
           }
           this.#fieldLength = 0;
           this.#state = BODY;
@@ -498,8 +505,8 @@ class GzipCodec implements CompressionCodec {
           const t = this.#field;
           const crc = (t[0]! | (t[1]! << 8) | (t[2]! << 16) | (t[3]! << 24)) >>> 0;
           const size = (t[4]! | (t[5]! << 8) | (t[6]! << 16) | (t[7]! << 24)) >>> 0;
-          if (crc !== this.#crc >>> 0) throw new TypeError("Invalid gzip data: the CRC32 does not match");
-          if (size !== this.#size) throw new TypeError("Invalid gzip data: the length (ISIZE) does not match");
+          if (crc !== this.#crc >>> 0) throw typeError("Invalid gzip data: the CRC32 does not match");
+          if (size !== this.#size) throw typeError("Invalid gzip data: the length (ISIZE) does not match");
           this.#state = DONE;
         }
         return end;
@@ -561,7 +568,7 @@ const TRUNCATION_PROBES: Partial<Record<CompressionFormat, readonly number[]>> =
 function reportsTruncation(engine: Engine, format: CompressionFormat): boolean {
   const probe = TRUNCATION_PROBES[format];
   if (probe === undefined) return true;
-  const runner = new ZlibRunner(engine.create);
+  const runner = new ZlibRunner(engine.create, `Invalid ${format} data`);
   try {
     runner.run(new Uint8Array(probe), engine.process, ignoreOutput);
     runner.run(EMPTY, engine.finish, ignoreOutput);
@@ -593,7 +600,12 @@ export function zlibCodecFactory(
       if (options.compressFormats !== undefined && options.compressFormats.indexOf(format) === -1) return undefined;
       const engine = engineFor(zlib, format, mode);
       if (engine === undefined) return undefined;
-      return new ZlibCompressor(engine, format === "gzip" ? gzipHeaderSink(sink, options.gzipOs) : sink, options);
+      return new ZlibCompressor(
+        format,
+        engine,
+        format === "gzip" ? gzipHeaderSink(sink, options.gzipOs) : sink,
+        options,
+      );
     }
     let decompressor = decompressors[format];
     if (decompressor === undefined) {
@@ -609,8 +621,10 @@ export function zlibCodecFactory(
       }
     }
     if (decompressor === null) return undefined;
-    if (format === "gzip") return new GzipCodec(new ZlibRunner(decompressor.engine.create), zlib.crc32!, sink);
-    return new ZlibDecompressor(decompressor.engine, sink, decompressor.probeEnd);
+    if (format === "gzip") {
+      return new GzipCodec(new ZlibRunner(decompressor.engine.create, "Invalid gzip data"), zlib.crc32!, sink);
+    }
+    return new ZlibDecompressor(format, decompressor.engine, sink, decompressor.probeEnd);
   };
 }
 
@@ -619,7 +633,7 @@ function usableZlib(loadZlib: () => ZlibModule | undefined): ZlibModule | null {
   try {
     const zlib = loadZlib();
     if (zlib === undefined) return null;
-    new ZlibRunner(zlib.createDeflateRaw).close();
+    new ZlibRunner(zlib.createDeflateRaw, "deflate-raw").close();
     return zlib;
   } catch {
     return null;

@@ -107,11 +107,14 @@ export function ReadableStreamBYOBReaderRead(
 
 /**
  * ReadableStreamDefaultReaderRelease / ReadableStreamBYOBReaderRelease. The second TypeError reaches nobody when
- * no read request is pending, so it is only made when one is. `error`: see ReadableStreamReaderGenericRelease.
+ * no read request is pending, so it is only made when one is, with a message of its own (a runtime's patch may word
+ * the two apart, as Bun does). `error`: see ReadableStreamReaderGenericRelease.
  */
 export function ReadableStreamReaderRelease(reader: ReaderInternal, error?: TypeError): void {
   ReadableStreamReaderGenericRelease(reader, error);
-  if (reader.size !== 0) ReaderErrorRequests(reader, error ?? releasedError());
+  if (reader.size !== 0) {
+    ReaderErrorRequests(reader, error ?? typeError("The reader's lock was released during a read"));
+  }
 }
 
 function releasedError(): TypeError {

@@ -341,6 +341,58 @@ bunTest(
   },
 );
 
+bunTest("a released or locked reader's and writer's errors carry Bun's texts and codes while patched", async () => {
+  const scenarios: Record<string, () => unknown> = {
+    "a read pending at release": async () => {
+      const reader = new ReadableStream({ pull() {} }).getReader();
+      const read = reader.read();
+      reader.releaseLock();
+      return await read;
+    },
+    "closed after release": async () => {
+      const reader = new ReadableStream().getReader();
+      reader.releaseLock();
+      return await reader.closed;
+    },
+    "read() after release": async () => {
+      const reader = new ReadableStream().getReader();
+      reader.releaseLock();
+      return await reader.read();
+    },
+    "a BYOB read pending at release": async () => {
+      const reader = new ReadableStream({ type: "bytes", pull() {} }).getReader({ mode: "byob" });
+      const read = reader.read(new Uint8Array(1));
+      reader.releaseLock();
+      return await read;
+    },
+    "a writer's closed after release": async () => {
+      const writer = new WritableStream().getWriter();
+      writer.releaseLock();
+      return await writer.closed;
+    },
+    "write() after release": async () => {
+      const writer = new WritableStream().getWriter();
+      writer.releaseLock();
+      return await writer.write(1);
+    },
+    "getReader() of a locked stream": () => {
+      const stream = new ReadableStream();
+      stream.getReader();
+      return stream.getReader();
+    },
+  };
+  for (const [name, fn] of Object.entries(scenarios)) {
+    const [native, patched] = await bothWays(fn);
+    assert.match(native, /^TypeError ERR_INVALID_STATE Invalid state: /, `${name}: Bun's own`);
+    assert.is(patched, native, name);
+  }
+  // Unpatched, our classes keep our texts.
+  const reader = new fuse.ReadableStream({ pull() {} }).getReader();
+  const read = reader.read();
+  reader.releaseLock();
+  assert.is(await outcome(() => read), "TypeError undefined The reader's lock was released during a read");
+});
+
 bunTest("unpatch puts back Bun's functions and leaves our prototypes as they were", async () => {
   const fileProto = Object.getPrototypeOf(Bun.file(".")) as object;
   const own = (o: object, k: string) => Object.getOwnPropertyDescriptor(o, k);

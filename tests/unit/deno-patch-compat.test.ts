@@ -445,6 +445,106 @@ denoTest(
   },
 );
 
+// ---- error texts (Deno's own, while patched)
+
+/** What `Deno.serve`'s onError gets when a handler's response body has `chunk`, served on 127.0.0.1. */
+async function servedChunkError(chunk: unknown): Promise<string> {
+  const failed = Promise.withResolvers<unknown>();
+  const ac = new AbortController();
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    signal: ac.signal,
+    onListen() {},
+    handler: () => new Response(new ReadableStream({ start: (c) => (c.enqueue(chunk), c.close()) })),
+    onError(error) {
+      failed.resolve(error);
+      return new Response("failed", { status: 500 });
+    },
+  });
+  try {
+    const res = await fetch(`http://127.0.0.1:${server.addr.port}/`);
+    await res.text().catch(() => {});
+    const error = await failed.promise;
+    return error instanceof Error ? `${error.name}: ${error.message}` : `thrown: ${String(error)}`;
+  } finally {
+    ac.abort();
+    await server.finished;
+  }
+}
+
+/** What a byte controller's `enqueue(chunk)` throws in `start()`. */
+function byteEnqueue(chunk: unknown): void {
+  let error: unknown;
+  new ReadableStream({
+    type: "bytes",
+    start: (c) => void (error = outcomeOfSync(() => c.enqueue(chunk as Uint8Array))),
+  });
+  if (error !== undefined) throw error;
+}
+
+function outcomeOfSync(fn: () => void): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+/** Writes `bytes` to a DecompressionStream of `format`, then closes it: the first rejection. */
+async function decompressClose(format: CompressionFormat, bytes: number[]): Promise<void> {
+  const ds = new DecompressionStream(format);
+  ds.readable.pipeTo(new WritableStream()).catch(() => {});
+  const writer = ds.writable.getWriter();
+  if (bytes.length !== 0) await writer.write(new Uint8Array(bytes));
+  await writer.close();
+}
+
+denoTest("our errors carry Deno's texts while patched (from(), byte enqueue, codecs, Deno.serve bodies)", async () => {
+  const from = (value: unknown) => () => ReadableStream.from(value as Iterable<unknown>);
+  const asyncSequence =
+    "TypeError: Failed to execute 'ReadableStream.from': Argument 1 can not be converted to async sequence.";
+  await samePatched({
+    "from(string)": from("string"),
+    "from(null)": from(null),
+    "from(5)": from(5),
+    "byte controller enqueue(string)": () => byteEnqueue("wat"),
+    "gzip closed with no input": () => decompressClose("gzip", []),
+    "gzip cut inside its header": () => decompressClose("gzip", [0x1f, 0x8b, 8, 0]),
+    "deflate of garbage": () => decompressClose("deflate", [1, 2, 3, 4]),
+  }, {
+    "from(string)": { error: asyncSequence },
+    "from(null)": { error: asyncSequence },
+    "from(5)": { error: asyncSequence },
+    "byte controller enqueue(string)": {
+      error:
+        "TypeError: Failed to execute 'enqueue' on 'ReadableByteStreamController': Argument 1 is not a view on an ArrayBuffer or SharedArrayBuffer",
+    },
+    "gzip closed with no input": { error: "TypeError: corrupt gzip stream does not have a matching checksum" },
+    "gzip cut inside its header": { error: "TypeError: corrupt gzip stream does not have a matching checksum" },
+    "deflate of garbage": { error: "TypeError: corrupt deflate stream" },
+  });
+  // A string chunk in a served body: Deno's text, then ours naming what was found.
+  const served = await servedChunkError("wat");
+  assert.is(served, "TypeError: expected typed ArrayBufferView");
+  deno.patchGlobalWebStreams();
+  assert.is(
+    await servedChunkError("wat"),
+    "TypeError: expected typed ArrayBufferView (Response: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found a string)",
+  );
+  deno.unpatchGlobalWebStreams();
+  // Unpatched, our classes keep our own texts.
+  const ours = outcomeOfSync(() => deno.ReadableStream.from("string" as unknown as Iterable<unknown>));
+  assert.match(String(ours), /ReadableStream\.from\(\) takes no string/);
+  const gzip = await outcomeOf(async () => {
+    const ds = new deno.DecompressionStream("gzip");
+    ds.readable.pipeTo(new deno.WritableStream()).catch(() => {});
+    await ds.writable.close();
+  });
+  assert.equal(gzip, { error: "TypeError: The gzip stream ended early (unexpected end of input)" });
+});
+
 // ---- how Deno shows streams
 
 denoTest("Deno.inspect shows every stream class as Deno shows its own (state, locks, desired sizes)", async () => {

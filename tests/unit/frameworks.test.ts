@@ -150,19 +150,6 @@ function firstDifference(a: Uint8Array, b: Uint8Array): string {
   }\n  on  ${around(b)}`;
 }
 
-// React's Bun build (react-dom/server.bun.js) makes a `type: "direct"` ReadableStream, which fusestreams'
-// ReadableStream rejects with a TypeError: with the Bun adapter's patch on, React's renderToReadableStream fails.
-// Until the adapter takes such sources, these cases are skipped on Bun when the patched side fails with exactly
-// that error (and compared as soon as it does not).
-const KNOWN: { runtime: string; cases: string[]; error: RegExp; why: string }[] = [
-  {
-    runtime: "Bun",
-    cases: ["react", "react-gzip", "react-suspense"],
-    error: /'direct' is not a valid ReadableStreamType/,
-    why: 'with the patch on Bun, react-dom/server.bun.js\'s `type: "direct"` ReadableStream is rejected (TypeError)',
-  },
-];
-
 const side = process.env[SIDE_ENV];
 if (side) {
   await child(side);
@@ -172,13 +159,6 @@ if (side) {
   const [off, on] = await Promise.all([runChild("off"), runChild("on")]);
   for (const c of CASES) {
     const name = `frameworks (${runtime}): ${c.name} is byte-identical with the patch on and off`;
-    const known = KNOWN.find((k) => k.runtime === runtime && k.cases.includes(c.name));
-    const patched = on[c.name];
-    if (known && patched && !patched.ok && known.error.test(patched.error ?? "")) {
-      console.log(`frameworks: ${c.name} skipped on ${runtime}: ${known.why}`);
-      test.skip(name, () => {});
-      continue;
-    }
     test(name, () => {
       const a = off[c.name];
       const b = on[c.name];

@@ -2,7 +2,8 @@
  * The Node.js steps of the global patch (see `NODE_PATCH`): undici loaded first, the symbols `node:stream`
  * reads and calls on web streams (kit: `node-stream-symbols.ts`), `clone()`, `node:stream`'s `fromWeb`/`toWeb`,
  * transfer (kit: `transfer.ts`), Node's error codes on our errors (`error-codes.ts`), `util.inspect()` as for
- * Node's own streams (`inspect.ts`), and `node:stream/web`'s exports (`stream-web.ts`).
+ * Node's own streams (`inspect.ts`), `text()` and friends of bodies of ours (`body-consumers.ts`), and
+ * `node:stream/web`'s exports (`stream-web.ts`).
  * @module
  */
 import process from "node:process";
@@ -15,6 +16,7 @@ import { isOurReadable, isOurWritable } from "../kit/natives.ts";
 import { patchNodeStreamSymbols } from "../kit/node-stream-symbols.ts";
 import { patchTransfer } from "../kit/transfer.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
+import { patchNodeBodyConsumers } from "./body-consumers.ts";
 import { fromNodeDuplex, toNodeDuplex } from "./duplex.ts";
 import { fromNodeReadable } from "./from-node-readable.ts";
 import { fromNodeWritable } from "./from-node-writable.ts";
@@ -40,6 +42,7 @@ export const NODE_PATCH: Pick<RuntimeAdapterConfig, "before" | "after" | "shared
     { name: "transfer", run: patchTransfer },
     { name: "error codes", run: patchErrorCodes },
     { name: "node inspect", run: patchInspect },
+    { name: "node-consumers", run: patchNodeBodyConsumers },
     // Last: it mirrors every global replaced before it.
     { name: "node:stream/web exports", run: patchStreamWebExports },
   ],

@@ -1,7 +1,10 @@
 /**
  * Real frameworks run as an application runs them, for tests/unit/frameworks.test.ts: Hono on the runtime's own
  * server (`@hono/node-server` on Node.js, `Deno.serve`, `Bun.serve`; 127.0.0.1 only), Vercel's AI SDK with the
- * mock model of its own test utilities (no timers), eventsource-parser, and React's `renderToReadableStream`.
+ * mock model of its own test utilities (no timers), eventsource-parser, React's `renderToReadableStream`, and on
+ * Node.js the ends of a pipeline: a stream sent on a `ServerResponse` as a Next.js route handler sends it, with
+ * `Readable.fromWeb().pipe()`, `pipeline()` and `Writable.toWeb()`, a request body read through
+ * `Readable.toWeb()`, and a `fetch()` body.
  * Each case returns the bytes a client receives, so that a run with fusestreams' global patch on can be compared
  * with a run without it.
  *
@@ -244,6 +247,8 @@ function honoCase(name: string, path: string, minBytes: number, body?: Uint8Arra
 export async function closeServer(): Promise<void> {
   if (server) await (await server).served.close();
   server = undefined;
+  if (nodeEnds) await (await nodeEnds).served.close();
+  nodeEnds = undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -567,6 +572,181 @@ const reactCases: FrameworkCase[] = [
   },
 ];
 
+// ---------------------------------------------------------------------------------------------------
+// Node.js: the ends of a pipeline (a stream handed to node:http's response, a request or fetch body read)
+
+/** A page as an application streams it: strings -> a TransformStream -> TextEncoderStream (the globals). */
+function pageStream(): ReadableStream<Uint8Array> {
+  const strings = words(1200, 5);
+  let i = 0;
+  return new ReadableStream<string>({
+    pull(controller) {
+      if (i < strings.length) controller.enqueue(`<li>${strings.slice(i, i += 7).join("")}</li>\n`);
+      else controller.close();
+    },
+  })
+    .pipeThrough(
+      new TransformStream<string, string>({
+        transform(chunk, controller) {
+          controller.enqueue(chunk.replace("Zürich", "<em>Zürich</em>"));
+        },
+      }),
+    )
+    .pipeThrough(new TextEncoderStream());
+}
+
+/** An XOR over the bytes (position-dependent, so a lost, repeated or reordered byte shows). */
+function xorStream(): TransformStream<Uint8Array, Uint8Array> {
+  let k = 0;
+  return new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      const out = new Uint8Array(chunk.byteLength);
+      for (let i = 0; i < chunk.byteLength; i++) out[i] = chunk[i]! ^ (k++ & 0xff);
+      controller.enqueue(out);
+    },
+  });
+}
+
+/**
+ * A Next.js 16 route handler's Response sent on a ServerResponse the way Next sends it on Node.js (status and
+ * headers copied, then `body.pipeTo()` a global WritableStream that flushes the headers at the first chunk,
+ * writes each chunk with `'drain'` backpressure and ends the response on close, with an AbortSignal for an early
+ * close): the same steps as bench/real/scenarios/next-route.ts.
+ */
+async function sendLikeNext(response: Response, res: import("node:http").ServerResponse): Promise<void> {
+  res.statusCode = response.status;
+  response.headers.forEach((value, name) => res.setHeader(name, value));
+  const controller = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort(new Error("the response closed early"));
+  });
+  let drained: (() => void) | undefined;
+  res.on("drain", () => drained?.());
+  let headersSent = false;
+  await response.body!.pipeTo(
+    new WritableStream<Uint8Array>({
+      async write(chunk) {
+        if (!headersSent) {
+          headersSent = true;
+          res.flushHeaders();
+        }
+        if (!res.write(chunk)) await new Promise<void>((resolve) => (drained = resolve));
+      },
+      close() {
+        return new Promise<void>((resolve) => res.end(resolve));
+      },
+    }),
+    { signal: controller.signal },
+  );
+}
+
+type NodeWebReadable = import("node:stream/web").ReadableStream<Uint8Array>;
+
+/** The routes of the Node.js end cases; `seen` records whether each ran on fusestreams' streams. */
+async function nodeEndsServer(context: CaseContext, seen: Map<string, boolean>): Promise<Served> {
+  const http = await import("node:http");
+  const { Readable, Writable } = await import("node:stream");
+  const { pipeline } = await import("node:stream/promises");
+  const html = { "content-type": "text/html; charset=utf-8" };
+  const routes: Record<string, (req: IncomingMessage, res: import("node:http").ServerResponse) => unknown> = {
+    "/next": (_req, res) => {
+      const response = new Response(pageStream(), { status: 200, headers: html });
+      seen.set("node-next-route", context.isOurs(response.body));
+      return sendLikeNext(response, res);
+    },
+    "/fromweb": (_req, res) => {
+      const page = pageStream();
+      seen.set("node-fromweb-pipe", context.isOurs(page));
+      res.writeHead(200, html);
+      Readable.fromWeb(page as unknown as NodeWebReadable).pipe(res);
+    },
+    "/pipeline": (_req, res) => {
+      const page = pageStream();
+      seen.set("node-pipeline", context.isOurs(page));
+      res.writeHead(200, html);
+      return pipeline(page, res);
+    },
+    "/toweb": (_req, res) => {
+      const page = pageStream();
+      seen.set("node-toweb-pipeto", context.isOurs(page));
+      res.writeHead(200, html);
+      return page.pipeTo(Writable.toWeb(res) as WritableStream<Uint8Array>);
+    },
+    "/upload": (req, res) => {
+      const body = Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>;
+      seen.set("node-upload", context.isOurs(body));
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      const out = body.pipeThrough(xorStream());
+      Readable.fromWeb(out as unknown as NodeWebReadable).pipe(res);
+    },
+    "/bytes": (_req, res) => {
+      // no web stream on this side: the bytes a fetch() reads in the node-fetch-body case
+      res.writeHead(200, { "content-type": "application/octet-stream" });
+      for (let at = 0, n = 1; at < ECHO.byteLength; at += n, n = (n * 5) % 9001 + 1) {
+        res.write(ECHO.subarray(at, at + n));
+      }
+      res.end();
+    },
+  };
+  const server = http.createServer((req, res) => {
+    const route = routes[req.url ?? ""];
+    if (!route) return void res.writeHead(404).end();
+    Promise.resolve(route(req, res)).catch((error: unknown) => res.destroy(error as Error));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as import("node:net").AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
+let nodeEnds: Promise<{ served: Served; seen: Map<string, boolean> }> | undefined;
+
+/** The server of the Node.js end cases, started by the first of them. */
+function nodeEndsStarted(context: CaseContext): Promise<{ served: Served; seen: Map<string, boolean> }> {
+  return nodeEnds ??= (async () => {
+    const seen = new Map<string, boolean>();
+    return { served: await nodeEndsServer(context, seen), seen };
+  })();
+}
+
+function nodeEndCase(name: string, path: string, minBytes: number, body?: Uint8Array): FrameworkCase {
+  return {
+    name,
+    minBytes,
+    async run(context) {
+      const { served, seen } = await nodeEndsStarted(context);
+      const bytes = await request(served.url + path, body);
+      return { bytes, ours: seen.get(name) === true };
+    },
+  };
+}
+
+/** Node.js only: the paths Node.js frameworks take to send a web stream, and a request or fetch body read. */
+const nodeEndCases: FrameworkCase[] = g.Deno || g.Bun ? [] : [
+  nodeEndCase("node-next-route", "/next", 5000),
+  nodeEndCase("node-fromweb-pipe", "/fromweb", 5000),
+  nodeEndCase("node-pipeline", "/pipeline", 5000),
+  nodeEndCase("node-toweb-pipeto", "/toweb", 5000),
+  nodeEndCase("node-upload", "/upload", ECHO.byteLength, ECHO),
+  {
+    name: "node-fetch-body",
+    minBytes: ECHO.byteLength,
+    async run(context) {
+      const { served } = await nodeEndsStarted(context);
+      const res = await fetch(served.url + "/bytes");
+      const body = res.body!;
+      const read = await readAll(body.pipeThrough(xorStream()));
+      return { bytes: responseOutput(res, read), ours: context.isOurs(body) };
+    },
+  },
+];
+
 /** Every case, in run order. */
 export const CASES: readonly FrameworkCase[] = [
   honoCase("hono-stream", "/stream", 100_000),
@@ -575,4 +755,5 @@ export const CASES: readonly FrameworkCase[] = [
   honoCase("hono-echo", "/echo", ECHO.byteLength, ECHO),
   ...aiCases,
   ...reactCases,
+  ...nodeEndCases,
 ];

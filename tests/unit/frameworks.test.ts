@@ -2,7 +2,9 @@
  * Real frameworks deliver the same bytes with fusestreams' global patch on and off (tests/frameworks/cases.ts):
  * Hono on the runtime's own server (@hono/node-server on Node.js, Deno.serve, Bun.serve), Vercel's AI SDK with
  * its mock model (text and UI message stream responses, smoothStream, an aborted and an errored stream),
- * eventsource-parser, and React's renderToReadableStream (plain, gzip, Suspense).
+ * eventsource-parser, React's renderToReadableStream (plain, gzip, Suspense), and on Node.js the ends of a
+ * pipeline (a Next.js-style route response, fromWeb().pipe(), pipeline(), Writable.toWeb(), an upload read
+ * through Readable.toWeb(), a fetch() body).
  *
  * This file starts itself twice as a child process of the same runtime, once per side (FRAMEWORKS_SIDE=off|on):
  * the `on` child calls the runtime adapter's patchGlobalWebStreams() before any framework is imported. Each child

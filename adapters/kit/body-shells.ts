@@ -8,7 +8,7 @@
  */
 import type { ReadableStream } from "../../core/internal.ts";
 import { BodyLink } from "./body-link.ts";
-import { linkedShell, nativeHoldOf, readableShell } from "./native-shells.ts";
+import { linkedShell, nativeHoldOf, readableShell, shellHooks } from "./native-shells.ts";
 import { noop } from "./natives.ts";
 
 /** The link of each body shell (what it shares with the shell of its native stream). */
@@ -36,6 +36,10 @@ export function bodyShell(native: globalThis.ReadableStream<Uint8Array>): Readab
  * unlocked stream is left exactly as it was, and a locked one counts as not a byte stream).
  */
 function isByteStream(native: globalThis.ReadableStream): boolean {
+  if (!native.locked) {
+    const known = shellHooks.isByteStream?.(native);
+    if (known !== undefined) return known;
+  }
   try {
     native.getReader({ mode: "byob" }).releaseLock();
     return true;

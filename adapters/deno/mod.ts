@@ -15,7 +15,7 @@
 import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
 import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
-import { batchedBody } from "../kit/batched-body-bridge.ts";
+import { batchedBodyParts } from "../kit/batched-body-bridge.ts";
 import { collectByBatches, patchBodyConsumers } from "../kit/body-consumers.ts";
 import { shellHooks } from "../kit/native-shells.ts";
 import { patchNodeStreamSymbols } from "../kit/node-stream-symbols.ts";
@@ -26,6 +26,7 @@ import { patchDenoControllerErrors } from "./node-stream.ts";
 import { aroundIterableBody, patchBodyStreams } from "./native-global.ts";
 import { patchTransfer } from "../kit/transfer.ts";
 import { openResourceReader } from "./resource-reader.ts";
+import { isNativeByteStream } from "./byte-kind.ts";
 import process from "node:process";
 import { installZlibCodec } from "../kit/zlib-codec.ts";
 
@@ -62,7 +63,7 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
   runtime: "deno",
   displayName: "Deno",
   detect: onDeno,
-  bodyBridge: batchedBody,
+  bodyBridge: batchedBodyParts,
   aroundBodyInit: aroundIterableBody,
   before: [
     { name: "deno node:stream errors", run: patchDenoControllerErrors },
@@ -74,6 +75,7 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
     { name: "deno-inspect", run: patchInspect },
     { name: "deno-consumers", run: (tx) => patchBodyConsumers(tx, collectByBatches) },
     { name: "deno-resource-reads", run: (tx) => tx.defineValue(shellHooks, "openReader", openResourceReader) },
+    { name: "deno-byte-kind", run: (tx) => tx.defineValue(shellHooks, "isByteStream", isNativeByteStream) },
     { name: "transfer", run: patchTransfer },
     { name: "deno error texts", run: patchDenoErrorTexts },
   ],

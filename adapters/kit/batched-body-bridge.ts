@@ -32,6 +32,29 @@ export const BATCH_BYTES: number = 64 * 1024;
  * hands out are the bytes of ours, in order, joined when more than one was buffered.
  */
 export function batchedBody(stream: ReadableStream<unknown>, context: string): globalThis.ReadableStream<Uint8Array> {
+  return bridgeBody(stream, context, true);
+}
+
+/**
+ * BODY-BATCH-PARTS: {@link batchedBody} whose pull enqueues the buffered chunks one by one instead of joining
+ * them into one, for a runtime whose consumer takes chunks already queued without waiting (Deno's server and
+ * fetch drain a body's queue by synchronous reads, one op per chunk): a join costs a new buffer of up to
+ * 64 KiB and a copy of every byte, which measured more than those reads (bench/README.md, `hono-stream`,
+ * `end-serve`). Unobservable: the consumer gets the same bytes in the same order; the native stream holds
+ * what the joined chunk would have held, and is pulled again only once they have all been read.
+ */
+export function batchedBodyParts(
+  stream: ReadableStream<unknown>,
+  context: string,
+): globalThis.ReadableStream<Uint8Array> {
+  return bridgeBody(stream, context, false);
+}
+
+function bridgeBody(
+  stream: ReadableStream<unknown>,
+  context: string,
+  join: boolean,
+): globalThis.ReadableStream<Uint8Array> {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   /** Claimed by a whole-body consumer (see claimBatchedBody) or cancelled before the pipe started. */
   let claimed = false;
@@ -51,10 +74,13 @@ export function batchedBody(stream: ReadableStream<unknown>, context: string): g
     resume?.();
   };
   const take = (): void => {
-    const chunk = parts.length === 1 ? parts[0]! : joinBytes(parts, size);
+    const taken = parts;
+    const bytes = size;
     parts = [];
     size = 0;
-    controller.enqueue(chunk);
+    if (taken.length === 1) controller.enqueue(taken[0]!);
+    else if (join) controller.enqueue(joinBytes(taken, bytes));
+    else for (let i = 0; i < taken.length; i++) controller.enqueue(taken[i]!);
     release();
   };
   const wake = (): void => {

@@ -6,9 +6,9 @@
  * body's in line (`syncBodyShell`), so that the runtime's own consumers see the body's real state.
  * @module
  */
-import type { ReadableStream } from "../../core/internal.ts";
+import { acquireBatchReader, type ReadableStream, type ReadableStreamLike } from "../../core/internal.ts";
 import { BodyLink } from "./body-link.ts";
-import { linkedShell, nativeHoldOf, readableShell } from "./native-shells.ts";
+import { linkedShell, nativeHoldOf, readableShell, shellHooks } from "./native-shells.ts";
 import { noop } from "./natives.ts";
 
 /** The link of each body shell (what it shares with the shell of its native stream). */
@@ -36,6 +36,10 @@ export function bodyShell(native: globalThis.ReadableStream<Uint8Array>): Readab
  * unlocked stream is left exactly as it was, and a locked one counts as not a byte stream).
  */
 function isByteStream(native: globalThis.ReadableStream): boolean {
+  if (!native.locked) {
+    const known = shellHooks.isByteStream?.(native);
+    if (known !== undefined) return known;
+  }
   try {
     native.getReader({ mode: "byob" }).releaseLock();
     return true;
@@ -94,11 +98,13 @@ export function takeBodyForPipe(stream: unknown, options: unknown): ReadableStre
     if (preventCancel || (signal !== undefined && !(signal instanceof AbortSignal))) return undefined;
   }
   state.handOver();
-  const held = body.getReader();
+  // The pipe's lock on the body shell, through a reader no code can reach: its release makes no TypeError
+  // for a `closed` promise nobody could see (BODY-PIPE-LOCK).
+  const held = acquireBatchReader(body as unknown as ReadableStreamLike<Uint8Array>, "pipeTo");
   return readableShell(state.native, false, (failed, error) => {
     if (failed) state.error(error);
     else held.cancel().then(undefined, noop);
-    held.releaseLock();
+    held.release();
   });
 }
 

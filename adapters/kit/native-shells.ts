@@ -33,6 +33,11 @@ export interface NativeReader<R> {
 export const shellHooks: {
   /** A reader for `native` (locking it), or undefined for its default reader. */
   openReader?: <R>(native: globalThis.ReadableStream<R>) => NativeReader<R> | undefined;
+  /**
+   * Whether `native` (unlocked) is a readable byte stream, answered without taking a reader, or undefined
+   * when the runtime cannot tell (the kit then takes and releases a BYOB reader to find out).
+   */
+  isByteStream?: (native: globalThis.ReadableStream) => boolean | undefined;
 } = {};
 
 function openReader<R>(native: globalThis.ReadableStream<R>): NativeReader<R> {

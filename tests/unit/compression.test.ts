@@ -792,6 +792,29 @@ codecTest("an error releases the codec, and so does the end", async (factory) =>
   });
 });
 
+codecTest(
+  "ZLIB-REUSE: a compressor made after others finished, were aborted or ran alongside writes the same bytes",
+  async () => {
+    const a = cut(textish(50_000), [1, 7, 333, 4096 + 5, 20_000]);
+    const b = cut(noise(30_000, 5), [1000, 29_000]);
+    for (const format of FORMATS.filter((f) => f === "gzip" || f === "deflate" || f === "deflate-raw")) {
+      const first = await compressWith(format, a);
+      const other = await compressWith(format, b);
+      // one aborted mid-way (its compressor is not kept), then two at once
+      const aborted = new CompressionStream(format);
+      const w = aborted.writable.getWriter();
+      void w.write(b[0]!).catch(() => {});
+      await w.abort(new Error("stop"));
+      const [again, otherAgain] = await Promise.all([compressWith(format, a), compressWith(format, b)]);
+      sameBytes(again, first, `${format}: the same input, later`);
+      sameBytes(otherAgain, other, `${format}: the other input, alongside`);
+      sameBytes(await compressWith(format, a), first, `${format}: a third time`);
+      sameBytes(await decompressWith(format, [first]), concat(a), `${format}: the content`);
+    }
+  },
+  "every",
+);
+
 // ---- the adapters' settings against the runtime's own output
 
 const runtime = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined"

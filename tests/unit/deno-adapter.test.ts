@@ -11,6 +11,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as deno from "../../adapters/deno/mod.ts";
+import { isNativeByteStream } from "../../adapters/deno/byte-kind.ts";
 import {
   bounded,
   collectText,
@@ -215,6 +216,80 @@ denoTest(
       assert.is(new TextDecoder().decode(await new Blob(kept as BlobPart[]).arrayBuffer()), text, "file chunks kept");
     } finally {
       await server.stop();
+    }
+  },
+);
+
+denoTest("DENO-BYTE-KIND answers as a BYOB reader would, for Deno's own streams of every kind", async (d, dir) => {
+  const path = await tempFile(d, dir, "some text");
+  const NativeReadable = globalThis.ReadableStream;
+  const probe = (s: ReadableStream): boolean => {
+    try {
+      s.getReader({ mode: "byob" }).releaseLock();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const server = await serve!(() => new Response("served"));
+  try {
+    const streams: [string, ReadableStream][] = [
+      ["a default stream", new NativeReadable()],
+      ["a byte stream", new NativeReadable({ type: "bytes" })],
+      ["a string body", new Response("x").body!],
+      ["a Blob's stream", new Blob(["x"]).stream()],
+      ["a file", (await d.open(path)).readable],
+      ["a fetch body", (await fetch(server.url)).body!],
+      ["a TransformStream's readable side", new TransformStream().readable],
+    ];
+    let bytes = 0;
+    for (const [what, s] of streams) {
+      const known = isNativeByteStream(s);
+      assert.is(known, probe(s), what);
+      if (known) bytes++;
+      await s.cancel();
+    }
+    assert.ok(bytes >= 3 && bytes < streams.length, `both kinds seen (${bytes} byte streams)`);
+  } finally {
+    await server.stop();
+  }
+});
+
+denoTest(
+  "DENO-BYOB-POOL: chunks of a body read to its end stay intact while the next bodies reuse its buffers",
+  async (d, dir) => {
+    const texts = ["a", "b", "c"].map((letter, i) => renderRows(400 + 100 * i).join("").replaceAll("<", letter));
+    const paths: string[] = [];
+    for (const [i, text] of texts.entries()) {
+      paths.push(`${dir}/body-${i}.html`);
+      await d.writeFile(paths[i]!, new TextEncoder().encode(text));
+    }
+    deno.patchGlobalWebStreams();
+    const kept: Uint8Array[][] = [];
+    for (const path of paths) {
+      const chunks: Uint8Array[] = [];
+      // a request body (resource-backed) read to its end through its body shell
+      const server = await serve!(async (req) => {
+        const reader = req.body!.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          chunks.push(value);
+        }
+        return new Response("ok");
+      });
+      try {
+        const file = await d.open(path);
+        assert.is(await (await fetch(server.url, streamInit("POST", file.readable))).text(), "ok");
+      } finally {
+        await server.stop();
+      }
+      kept.push(chunks);
+    }
+    for (const [i, chunks] of kept.entries()) {
+      assert.ok(chunks.length >= 1);
+      const text = new TextDecoder().decode(await new Blob(chunks as BlobPart[]).arrayBuffer());
+      assert.ok(text === texts[i], `body ${i} unchanged after the later bodies were read`);
     }
   },
 );

@@ -11,7 +11,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as fuse from "../../mod.ts";
 import { toNativeBody, toNativeReadableStream } from "../../adapters/kit/to-native.ts";
-import { BATCH_BYTES, batchedBody } from "../../adapters/kit/batched-body-bridge.ts";
+import { BATCH_BYTES, batchedBody, batchedBodyParts } from "../../adapters/kit/batched-body-bridge.ts";
 import { directBody } from "../../adapters/bun/direct-body.ts";
 
 const isBun = "Bun" in globalThis;
@@ -239,10 +239,49 @@ test("batchedBody: every byte, once, in order, across batches (push bursts, a pu
       ],
     ];
     for (const [what, make] of sources) {
-      const got = await readBytes(batchedBody(make(), "Response"), slow);
-      assert.equal(got, expected, `${what}, ${slow ? "slow" : "fast"} reader`);
+      for (const [name, bridge] of [["batchedBody", batchedBody], ["batchedBodyParts", batchedBodyParts]] as const) {
+        const got = await readBytes(bridge(make(), "Response"), slow);
+        assert.equal(got, expected, `${name}: ${what}, ${slow ? "slow" : "fast"} reader`);
+      }
     }
   }
+});
+
+test("batchedBodyParts: a pull hands out every buffered chunk as it is, in order; batchedBody joins them", async () => {
+  const make = (): { stream: fuse.ReadableStream<Uint8Array>; chunks: Uint8Array[] } => {
+    const chunks = [1, 2, 3, 4, 5].map((n) => new Uint8Array(n).fill(n));
+    let sent = 0;
+    // A transform's readable side (the fused pipe) whose source hands out all five chunks at its first pull.
+    const source = new fuse.ReadableStream<Uint8Array>({
+      pull(c) {
+        if (sent === 0) { for (const chunk of chunks) c.enqueue(chunk); }
+        sent++;
+        c.close();
+      },
+    });
+    return { stream: source.pipeThrough(new fuse.TransformStream<Uint8Array, Uint8Array>()), chunks };
+  };
+  const parts = make();
+  const partsReader = batchedBodyParts(parts.stream, "Response").getReader();
+  const seen: Uint8Array[] = [];
+  for (;;) {
+    const { done, value } = await partsReader.read();
+    if (done) break;
+    seen.push(value!);
+  }
+  assert.is(seen.length, parts.chunks.length, "one chunk out per chunk in");
+  seen.forEach((chunk, i) => assert.is(chunk, parts.chunks[i], `chunk ${i} is handed on itself, not a copy`));
+
+  const joined = make();
+  const joinedReader = batchedBody(joined.stream, "Response").getReader();
+  const out: Uint8Array[] = [];
+  for (;;) {
+    const { done, value } = await joinedReader.read();
+    if (done) break;
+    out.push(value!);
+  }
+  assert.ok(out.length < joined.chunks.length, `batchedBody joins what it buffered (${out.length} chunks out)`);
+  assert.equal(out.flatMap((c) => [...c]), joined.chunks.flatMap((c) => [...c]));
 });
 
 test("batchedBody: a slow reader keeps ours paused, with at most two batches of bytes read ahead", async () => {

@@ -9,7 +9,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { bodyShellOf, takeNativeOfBodyShell } from "../../adapters/kit/body-shells.ts";
+import { bodyShellOf, takeBodyForPipe, takeNativeOfBodyShell } from "../../adapters/kit/body-shells.ts";
 import { PatchTransaction } from "../../adapters/kit/patch-transaction.ts";
 
 const NativeRS = globalThis.ReadableStream;
@@ -52,6 +52,40 @@ test("PatchTransaction.defineValue: a non-configurable read-only property still 
   const tx = new PatchTransaction("test");
   assert.throws(() => tx.step("set", (t) => t.defineValue(target, "x", 2)), /step "set"/);
   assert.is(target["x"], 1);
+});
+
+test("BODY-PIPE: the body shell stays locked while its pipe reads, then is unlocked, closed or errored as the native body", async () => {
+  const closing = new NativeRS<Uint8Array>({
+    start(c) {
+      c.enqueue(new Uint8Array([1, 2]));
+      c.enqueue(new Uint8Array([3]));
+      c.close();
+    },
+  });
+  const shell = bodyShellOf(closing);
+  const piped = takeBodyForPipe(shell, undefined)!;
+  assert.ok(piped !== undefined, "an unread body shell is handed to the pipe");
+  assert.ok(shell.locked, "locked to the pipe");
+  assert.equal(await readAll(piped), [1, 2, 3]);
+  assert.not.ok(shell.locked, "unlocked once the pipe's source ended");
+  await shell.getReader().closed;
+
+  const boom = new Error("boom");
+  const failing = new NativeRS<Uint8Array>({
+    start(c) {
+      c.enqueue(new Uint8Array([9]));
+    },
+    pull(c) {
+      c.error(boom);
+    },
+  });
+  const shell2 = bodyShellOf(failing);
+  const piped2 = takeBodyForPipe(shell2, undefined)!;
+  const failed = await readAll(piped2).then(() => undefined, (e: unknown) => e);
+  assert.is(failed, boom, "the pipe's read fails with the native error");
+  assert.not.ok(shell2.locked, "unlocked after the error");
+  const closed = await shell2.getReader().closed.then(() => undefined, (e: unknown) => e);
+  assert.is(closed, boom, "the body shell errored with the same object");
 });
 
 test("bodyShellOf: the same shell for the same native body, a fresh one after it was handed over", async () => {

@@ -35,7 +35,14 @@ export type * from "../kit/contract.ts";
 // 15 % more CPU in the codec without); the same bytes patched and unpatched come first. zstd decompression stays
 // Bun's own (its node:zlib handle does not report a truncated stream). Four output chunks may wait unread, so a
 // write resolves before anyone reads, as with Bun's own classes.
-if (onBun()) installZlibCodec(() => process.getBuiltinModule?.("node:zlib"), { coalesce: false, outputQueue: 4 });
+// ZLIB-REUSE: a finished gzip/deflate compressor's handle is reset and kept for the next stream (react-gzip).
+if (onBun()) {
+  installZlibCodec(() => process.getBuiltinModule?.("node:zlib"), {
+    coalesce: false,
+    outputQueue: 4,
+    reuseCompressors: true,
+  });
+}
 /**
  * Whether the code runs on Bun: the `Bun` namespace with a version string, and a user agent that says Bun
  * (a `Bun` object put on another runtime's global by a shim does not count).

@@ -40,6 +40,8 @@ interface ZlibHandle {
     outLength: number,
   ): void;
   onerror: ((message: string, errno: number, code?: string) => void) | null;
+  /** Starts a new stream with the same parameters (zlib's `deflateReset` / `inflateReset`). */
+  reset(): void;
 }
 
 /** A zlib stream object of `node:zlib`: only its handle and its write state are used, and `close()`. */
@@ -96,6 +98,12 @@ export interface ZlibCodecOptions {
    * Unix): Deno's own compressor writes 255 ("unknown"), and so must ours for the same bytes.
    */
   readonly gzipOs?: number;
+  /**
+   * ZLIB-REUSE: a gzip, deflate or deflate-raw compressor whose stream finished gives its handle back, reset,
+   * for the next stream of the same format (a few kept per format), instead of closing it: making node:zlib's
+   * stream object and its zlib state costs more than compressing a small body.
+   */
+  readonly reuseCompressors?: boolean;
 }
 
 // Flush values of zlib (Z_*), brotli (BROTLI_OPERATION_*) and zstd (ZSTD_e_*).
@@ -123,6 +131,8 @@ let scratch: Uint8Array | undefined;
 /** One format's zlib object and flush values. */
 interface Engine {
   readonly create: CreateZlib;
+  /** A zlib (deflate) format: a handle reset after its stream finished starts the next one afresh. */
+  readonly resettable?: boolean;
   readonly process: number;
   readonly flush: number;
   readonly finish: number;
@@ -150,8 +160,14 @@ function engineFor(zlib: ZlibModule, format: CompressionFormat, mode: CodecMode)
 }
 
 function zlibEngine(create: CreateZlib | undefined): Engine | undefined {
-  return create && { create, process: Z_NO_FLUSH, flush: Z_SYNC_FLUSH, finish: Z_FINISH };
+  return create && { create, resettable: true, process: Z_NO_FLUSH, flush: Z_SYNC_FLUSH, finish: Z_FINISH };
 }
+
+/** How many reset handles ZLIB-REUSE keeps per `create` function. */
+const POOL_SIZE = 4;
+
+/** ZLIB-REUSE's reset handles' objects, by the `create` function that made them. */
+const pools = new Map<CreateZlib, ZlibObject[]>();
 
 // The codec's errors are the core's TypeErrors (`typeError`), so a runtime's patch sees them as it sees the core's
 // (the Deno adapter gives them Deno's texts); each names its format.
@@ -184,9 +200,12 @@ class ZlibRunner {
   /** How many bytes of the last input the handle left unread (after the end of the stream). */
   leftOver = 0;
 
+  readonly #create: CreateZlib;
+
   /** `what`: how a zlib failure starts its message (the format, compressed or decompressed). */
   constructor(create: CreateZlib, what: string) {
-    const object = create() as ZlibObject;
+    this.#create = create;
+    const object = (pools.get(create)?.pop() ?? create()) as ZlibObject;
     const handle = object._handle;
     if (handle === null || typeof handle.writeSync !== "function") {
       throw new TypeError("node:zlib has no synchronous handle here");
@@ -229,6 +248,27 @@ class ZlibRunner {
     if (this.#closed) return;
     this.#closed = true;
     this.#object.close();
+  }
+
+  /**
+   * ZLIB-REUSE: after a stream that finished without an error, the handle reset (zlib's `deflateReset`: the
+   * same parameters, a new stream) and kept for the next runner of the same `create`; otherwise closed.
+   * Unobservable: a reset handle is in the state a new one starts in, so it makes the same bytes, and no
+   * runner holds it any more.
+   */
+  recycle(): void {
+    if (this.#closed) return;
+    let pool = pools.get(this.#create);
+    if (this.#error !== undefined || (pool !== undefined && pool.length >= POOL_SIZE)) return this.close();
+    try {
+      this.#handle.reset();
+    } catch {
+      return this.close();
+    }
+    this.#closed = true;
+    this.#handle.onerror = null;
+    if (pool === undefined) pools.set(this.#create, pool = []);
+    pool.push(this.#object);
   }
 }
 
@@ -308,12 +348,17 @@ class ZlibCompressor implements CompressionCodec {
   /** The flush value of a call per chunk (no ZLIB-COALESCE), else undefined. */
   readonly #eachChunk: number | undefined;
   readonly #enqueue: (chunk: Uint8Array) => void;
+  /** ZLIB-REUSE on, for a resettable format. */
+  readonly #reuse: boolean;
+  /** The finishing call returned (the stream is complete). */
+  #finished = false;
   #stage: Uint8Array = EMPTY;
   #staged = 0;
 
   constructor(format: CompressionFormat, engine: Engine, sink: CodecSink, options: ZlibCodecOptions) {
     this.#runner = new ZlibRunner(engine.create, `${format} compression failed`);
     this.#engine = engine;
+    this.#reuse = options.reuseCompressors === true && engine.resettable === true;
     this.#eachChunk = options.flushEachChunk === true
       ? engine.flush
       : options.coalesce === false
@@ -344,13 +389,15 @@ class ZlibCompressor implements CompressionCodec {
   finish(): undefined {
     this.#drain();
     this.#runner.run(EMPTY, this.#engine.finish, this.#enqueue);
+    this.#finished = true;
     return undefined;
   }
 
   release(): void {
     this.#stage = EMPTY;
     this.#staged = 0;
-    this.#runner.close();
+    if (this.#reuse && this.#finished) this.#runner.recycle();
+    else this.#runner.close();
   }
 
   #drain(): void {

@@ -112,6 +112,7 @@ if (zlib !== undefined) {
     ["zlib codec", {}],
     ["zlib codec, a call per chunk", { coalesce: false }],
     ["zlib codec, Deno's settings", { flushEachChunk: true, gzipOs: 255, compressFormats: ["gzip", "deflate"] }],
+    ["zlib codec, Bun's settings", { coalesce: false, outputQueue: 4, reuseCompressors: true }],
   ];
   for (const [name, options] of settings) CODECS.push([name, zlibCodecFactory(z, options)]);
 }
@@ -449,6 +450,48 @@ codecTest("mixed chains: ours -> native -> ours -> native, piped both ways", asy
       .pipeThrough(new CompressionStream(format) as never)
       .pipeThrough(new DecompressionStream(format) as never);
     sameBytes(new Uint8Array(await new Response(s2 as never).arrayBuffer()), input, `${format}: chain 2`);
+  }
+});
+
+test("ZLIB-REUSE: a finished compressor's handle serves the next stream, reset; a cancelled one's is closed", async () => {
+  if (zlib === undefined || !hookReaches) return;
+  const z = process.getBuiltinModule("node:zlib") as Record<string, unknown>;
+  for (const format of ["gzip", "deflate", "deflate-raw"] as const) {
+    const name = format === "gzip" ? "createGzip" : format === "deflate" ? "createDeflate" : "createDeflateRaw";
+    let created = 0;
+    const counting = () => ({
+      ...z,
+      [name]: (...args: unknown[]) => {
+        created++;
+        return (z[name] as (...a: unknown[]) => unknown)(...args);
+      },
+    });
+    const fresh = zlibCodecFactory(() => z as never, { coalesce: false });
+    const reusing = zlibCodecFactory(counting as never, { coalesce: false, reuseCompressors: true });
+    const inputs = [textish(50_000), textish(3_000), noise(20_000, 7)];
+    const want: Bytes[] = [];
+    await withCodec(fresh, async () => {
+      for (const input of inputs) want.push(await compressWith(format, cut(input, [777, 5])));
+    });
+    await withCodec(reusing, async () => {
+      // the first stream loads node:zlib (the factory's probe makes a deflate-raw handle of its own)
+      sameBytes(await compressWith(format, cut(inputs[0]!, [777, 5])), want[0]!, `${format}: stream 0`);
+      const before = created;
+      for (let i = 1; i < inputs.length; i++) {
+        sameBytes(await compressWith(format, cut(inputs[i]!, [777, 5])), want[i]!, `${format}: stream ${i}`);
+      }
+      assert.is(created - before, 0, `${format}: the first stream's handle served the next two`);
+      // a stream aborted in the middle: its handle is closed, not kept with its half-written state
+      const aborted = new CompressionStream(format);
+      const writer = aborted.writable.getWriter();
+      aborted.readable.pipeTo(new WritableStream()).catch(() => {});
+      await writer.write(textish(10_000));
+      await writer.abort(new Error("stop"));
+      sameBytes(await compressWith(format, cut(inputs[1]!, [777, 5])), want[1]!, `${format}: after an abort`);
+      assert.is(created - before, 1, `${format}: the aborted stream's handle was not taken back`);
+    });
+    for (const bytes of want) assert.ok(bytes.byteLength > 0);
+    sameBytes(oneShot(format).decompress(want[0]!), inputs[0]!, `${format}: zlib reads it`);
   }
 });
 

@@ -495,6 +495,27 @@ test("ZLIB-REUSE: a finished compressor's handle serves the next stream, reset; 
   }
 });
 
+test("ZLIB-REUSE: 40 streams of mixed text and noise in turn make the bytes of fresh handles", async () => {
+  if (zlib === undefined || !hookReaches) return;
+  const z = () => process.getBuiltinModule("node:zlib");
+  const fresh = zlibCodecFactory(z, { coalesce: false });
+  const reusing = zlibCodecFactory(z, { coalesce: false, reuseCompressors: true });
+  for (const format of ["gzip", "deflate-raw"] as const) {
+    for (let i = 0; i < 20; i++) {
+      // text, then noise, then both: what the last stream left in the handle's window differs each time
+      const size = 1 + (i * 7_919) % 40_000;
+      const input = i % 3 === 0
+        ? noise(size, i + 1)
+        : i % 3 === 1
+        ? textish(size)
+        : concat([textish(size), noise(99, i)]);
+      const chunks = cut(input, [1 + (i * 131) % 3_000, 17]);
+      const want = await withCodec(fresh, () => compressWith(format, chunks));
+      sameBytes(await withCodec(reusing, () => compressWith(format, chunks)), want, `${format}: stream ${i}`);
+    }
+  }
+});
+
 test("a chain of our transforms through CompressionStream and DecompressionStream is fused", async () => {
   const pass = () => new TransformStream<Bytes, Bytes>();
   const out = ReadableStream.from(cut(textish(10_000), [100]))

@@ -54,13 +54,16 @@ import { AcquireReadableStreamDefaultReader } from "./reader-ops.ts";
 import { IsReadableStreamLocked, ReadableStreamCancel, type ReadableStreamInternal } from "./stream-internal.ts";
 import { ReadableStreamDefaultTee } from "./tee.ts";
 
-/** The source's `type`: true for "bytes", false when absent, a registered maker for a runtime's own type. */
+/**
+ * The source's `type`: true for "bytes", false when absent, a registered maker for a runtime's own type (or for
+ * "bytes", where a runtime's patch leaves byte streams to the runtime's own class: Bun's).
+ */
 function convertReadableStreamType(t: unknown): boolean | ReadableSourceTypeMaker {
   if (t === undefined) return false;
   const str = convertDOMString(t);
-  if (str === "bytes") return true;
   const maker = readableSourceTypes[str];
   if (maker !== undefined) return maker;
+  if (str === "bytes") return true;
   throw typeError(`'${str}' is not a valid ReadableStreamType; the only valid type is 'bytes'`);
 }
 

@@ -195,6 +195,56 @@ bunTest('type: "direct" sources make Bun\'s own direct streams (case 7)', async 
   );
 });
 
+bunTest('type: "bytes" sources make Bun\'s own byte streams while patched (BUN-BYTES)', async () => {
+  const NativeRS = globalThis.ReadableStream;
+  const bytes = (n = 3): ReadableStream<Uint8Array> =>
+    new ReadableStream({
+      type: "bytes",
+      start(c) {
+        for (let i = 0; i < n; i++) c.enqueue(enc.encode(`chunk ${i};`));
+        c.close();
+      },
+    });
+  const scenarios: [string, () => unknown][] = [
+    ["text()", () => new Response(bytes()).text()],
+    ["Bun.readableStreamToText", () => Bun.readableStreamToText(bytes())],
+    ["a BYOB reader", async () => {
+      const reader = bytes(2).getReader({ mode: "byob" });
+      const got: number[] = [];
+      for (let r = await reader.read(new Uint8Array(4)); !r.done; r = await reader.read(new Uint8Array(4))) {
+        got.push(...r.value);
+      }
+      return got;
+    }],
+    ["pipeThrough(new TransformStream())", () => new Response(bytes().pipeThrough(new TransformStream())).text()],
+    ["through TextDecoderStream", async () => {
+      let out = "";
+      await bytes().pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>).pipeTo(
+        new WritableStream({ write: (c) => void (out += c) }),
+      );
+      return out;
+    }],
+    ["instanceof ReadableStream", () => bytes() instanceof ReadableStream],
+  ];
+  for (const [label, fn] of scenarios) {
+    const [native, patched] = await bothWays(fn);
+    assert.is(patched, native, label);
+  }
+  bun.patchGlobalWebStreams();
+  try {
+    assert.is(Object.getPrototypeOf(bytes()), NativeRS.prototype, "patched: Bun's own byte stream");
+    assert.ok(bytes() instanceof bun.ReadableStream, "instanceof the patched class");
+    assert.is(Object.getPrototypeOf(new ReadableStream()), bun.ReadableStream.prototype, "default streams are ours");
+  } finally {
+    bun.unpatchGlobalWebStreams();
+  }
+  assert.is(
+    Object.getPrototypeOf(new bun.ReadableStream({ type: "bytes" })),
+    bun.ReadableStream.prototype,
+    "unpatched",
+  );
+});
+
 bunTest("reader.readMany() on our readers answers as Bun's (case 7)", async () => {
   const sync = (fn: () => unknown) => () => {
     const result = fn();

@@ -43,7 +43,8 @@ function text(n: number): Bytes {
   return new TextEncoder().encode(parts.join("")).slice(0, n);
 }
 
-function cut(data: Bytes, sizes: number[]): Bytes[] {
+/** `data` cut at `sizes` (cycled). */
+export function cut(data: Uint8Array, sizes: number[]): Bytes[] {
   const out: Bytes[] = [];
   for (let i = 0, k = 0; i < data.length; k++) {
     const n = sizes[k % sizes.length]!;
@@ -53,20 +54,22 @@ function cut(data: Bytes, sizes: number[]): Bytes[] {
   return out;
 }
 
-function concat(chunks: Uint8Array[]): Bytes {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+/** The chunks' bytes, one after the other, in a new buffer. */
+export function concat(chunks: Uint8Array[]): Bytes {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
   let o = 0;
   for (const c of chunks) {
     out.set(c, o);
-    o += c.length;
+    o += c.byteLength;
   }
   return out;
 }
 
-function same(actual: Uint8Array, expected: Uint8Array, what: string): void {
-  assert.is(actual.length, expected.length, `${what}: length`);
+/** Asserts that `actual` holds exactly the bytes of `expected`. */
+export function same(actual: Uint8Array, expected: Uint8Array, what: string): void {
+  assert.is(actual.byteLength, expected.byteLength, `${what}: length`);
   for (let i = 0; i < expected.length; i++) {
-    if (actual[i] !== expected[i]) assert.unreachable(`${what}: byte ${i} differs`);
+    if (actual[i] !== expected[i]) assert.unreachable(`${what}: byte ${i} is ${actual[i]}, expected ${expected[i]}`);
   }
 }
 

@@ -22,6 +22,7 @@ import {
   setCompressionCodecFactory,
 } from "../../core/internal.ts";
 import { zlibCodecFactory, type ZlibCodecOptions } from "../../adapters/kit/zlib-codec.ts";
+import { concat, cut, same as sameBytes } from "../shared/compression-suite.ts";
 
 type Format = CompressionFormat;
 type Bytes = Uint8Array<ArrayBuffer>;
@@ -197,40 +198,11 @@ function textish(n: number): Bytes {
   return out;
 }
 
-/** `data` cut at `sizes` (cycled). */
-function cut(data: Uint8Array, sizes: number[]): Bytes[] {
-  const out: Bytes[] = [];
-  let i = 0;
-  for (let k = 0; i < data.length; k++) {
-    const n = sizes[k % sizes.length]!;
-    out.push(data.slice(i, i + n));
-    i += n;
-  }
-  return out;
-}
-
 /** Every chunk of `stream` (Array.fromAsync is not in Node.js 20). */
 async function collect(stream: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];
   for await (const chunk of stream) out.push(chunk);
   return out;
-}
-
-function concat(chunks: Uint8Array[]): Bytes {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.byteLength;
-  }
-  return out;
-}
-
-function sameBytes(actual: Uint8Array, expected: Uint8Array, what: string): void {
-  assert.is(actual.byteLength, expected.byteLength, `${what}: length`);
-  for (let i = 0; i < expected.length; i++) {
-    if (actual[i] !== expected[i]) assert.unreachable(`${what}: byte ${i} is ${actual[i]}, expected ${expected[i]}`);
-  }
 }
 
 /** Writes `chunks` into `pair` (awaiting each write) while reading it to the end; the output's chunks. */

@@ -15,6 +15,7 @@ export {
   type BatchReader,
   batchReaderOf,
   type DefaultReaderLike,
+  drainQueuedOf,
   isBatchPromise,
   isTransformReadable,
   type ReadableStreamLike,
@@ -45,7 +46,7 @@ export { setShortEncoder } from "./codecs/short-encode-hook.ts";
 export { utf8EncodeShort } from "./codecs/utf8-encode.ts";
 // A WritableStream's end, and erroring a stream as its controller would (node:stream's finished() and
 // addAbortSignal() on our streams).
-export { whenWritableStreamSettles } from "./stream-state.ts";
+export { isReadableStreamClosingWithQueue, whenWritableStreamSettles } from "./stream-state.ts";
 export { errorReadableStream, type ErrorReadableStreamOptions, errorWritableStream } from "./stream-error.ts";
 // A runtime's own code acting on a stream from outside its reader or writer (Deno's stand-ins).
 export {

@@ -7,7 +7,12 @@
  */
 import { queueMicrotask } from "./shared/primordials.ts";
 import { readableStreamInternalOrUndefined } from "./readable/brand.ts";
-import { CLOSED as R_CLOSED, ERRORED as R_ERRORED, ReadableStreamExtras } from "./readable/stream-internal.ts";
+import {
+  CLOSED as R_CLOSED,
+  ERRORED as R_ERRORED,
+  READABLE as R_READABLE,
+  ReadableStreamExtras,
+} from "./readable/stream-internal.ts";
 import { writableStreamInternalOrUndefined } from "./writable/brand.ts";
 import {
   CLOSED as W_CLOSED,
@@ -48,6 +53,17 @@ export function readableStreamState(x: unknown): ReadableStreamStateView | undef
     locked: s.reader !== undefined,
     storedError: s.storedError,
   };
+}
+
+/**
+ * Whether `x` is an unlocked fusestreams ReadableStream with a default controller whose source has called
+ * `close()` with chunks still queued: every chunk it will ever give is in its queue now, so a consumer may take
+ * them all at once (Bun's consumers do so for their own streams, synchronously). False for anything else.
+ */
+export function isReadableStreamClosingWithQueue(x: unknown): boolean {
+  const s = readableStreamInternalOrUndefined(x);
+  return s !== undefined && !s.isByte && s.reader === undefined && s.state === R_READABLE &&
+    s.closeRequested;
 }
 
 /** The state of `x` if it is a fusestreams WritableStream, else undefined. */

@@ -10,7 +10,7 @@
  */
 import { isOurReadable } from "../kit/natives.ts";
 import type { PatchTransaction } from "../kit/patch-transaction.ts";
-import { nativeInSameState, toNativeBody, toNativeReadableStream } from "../kit/to-native.ts";
+import { nativeInSameState, nativeOfQueuedStream, toNativeBody, toNativeReadableStream } from "../kit/to-native.ts";
 import { directBody, directTextBody } from "./direct-body.ts";
 
 /** Bun's consumers of a body's text or bytes. */
@@ -61,14 +61,18 @@ function wrapArgument(
 /** See the module's documentation. */
 export function patchBunConsumers(tx: PatchTransaction): void {
   const bun = (globalThis as unknown as { Bun: Record<string, unknown> }).Bun;
-  const asBody = (context: string) => (stream: unknown) => toNativeBody(stream as never, context, directBody);
-  const asText = (context: string) => (stream: unknown) => toNativeBody(stream as never, context, directTextBody);
+  // A locked or disturbed stream: a native one in that state, so that Bun throws its own error. BUN-QUEUED: a
+  // stream whose chunks are all queued and closed goes to Bun as one of its own in that state.
+  const asNative = (stream: unknown) => nativeInSameState(stream as never) ?? nativeOfQueuedStream(stream as never);
+  const asBody = (context: string) => (stream: unknown) =>
+    asNative(stream) ?? toNativeBody(stream as never, context, directBody);
+  const asText = (context: string) => (stream: unknown) =>
+    asNative(stream) ?? toNativeBody(stream as never, context, directTextBody);
   for (const name of BODY_CONSUMERS) {
     const text = name === "readableStreamToText" || name === "readableStreamToJSON";
     wrapArgument(tx, bun, "Bun", name, 0, (text ? asText : asBody)(`Bun.${name}`));
   }
-  // A locked or disturbed stream: a native one in that state, so that Bun throws its own error.
-  const asChunks = (stream: unknown) => nativeInSameState(stream as never) ?? toNativeReadableStream(stream as never);
+  const asChunks = (stream: unknown) => asNative(stream) ?? toNativeReadableStream(stream as never);
   for (const name of CHUNK_CONSUMERS) wrapArgument(tx, bun, "Bun", name, 0, asChunks);
   wrapArgument(tx, bun, "Bun", "write", 1, asBody("Bun.write"));
   const file = (bun.file as ((path: string) => object) | undefined)?.(".");

@@ -51,6 +51,33 @@ function isOneShotByteSink(controller: object): boolean {
   return Object.hasOwn(controller, "start") && !Object.hasOwn(controller, "error");
 }
 
+/** Whether `chunk` is a view over a detached buffer, which Bun's byte sink would take as no bytes. */
+function isDetachedView(chunk: unknown): boolean {
+  return ArrayBuffer.isView(chunk) && (chunk.buffer as { detached?: boolean }).detached === true;
+}
+
+/**
+ * The error Bun's `arrayBuffer()` / `bytes()` give for a detached view in one of Bun's own streams (a `TypeError`
+ * with `code: "ERR_INVALID_STATE"`), taken from Bun itself: a native stream of an empty chunk and `chunk` (Bun
+ * takes a stream of one chunk by another path, which does not check it).
+ */
+function detachedRefusal(chunk: unknown): unknown {
+  const bun = (globalThis as unknown as { Bun: { readableStreamToBytes(s: unknown): Promise<unknown> } }).Bun;
+  const probe = new Native.ReadableStream({
+    start(controller) {
+      controller.enqueue(new Uint8Array(0));
+      controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  try {
+    bun.readableStreamToBytes(probe).then(undefined, noop);
+  } catch (error) {
+    return error;
+  }
+  return new TypeError("Cannot read a chunk whose buffer is detached");
+}
+
 /**
  * Whether `error`, thrown by `write(chunk)`, is the Blob consumers' array sink failing on a `null` or
  * `undefined` chunk after taking it (it reads the chunk's length; JavaScriptCore: "null is not an object"),
@@ -220,6 +247,7 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
     pipe = pipeToBridge(stream, context, {
       write(chunk): Promise<void> | undefined {
         if (byteSink && !isBodyChunk(chunk)) throw new TypeError(BYTES_REFUSAL);
+        if (byteSink && isDetachedView(chunk)) throw detachedRefusal(chunk);
         if (textChunk !== undefined) chunk = textChunk(chunk);
         let written: unknown;
         if (chunk != null) written = controller.write(chunk);

@@ -14,6 +14,8 @@
  */
 import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
 import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
+import { awaitPipeWithCallerStack, noteNativeReadError } from "../kit/caller-stack.ts";
+import { shellHooks } from "../kit/native-shells.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { ownBody, patchBodyOwners } from "./body-owners.ts";
 import { patchBunConsumers } from "./consumers.ts";
@@ -63,11 +65,15 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
   bodyBridge: directBody,
   // A Response/Request made from ours answers ours as its body, as Bun's answers the stream it was given.
   onBodyMade: ownBody,
+  // Bun gives an error made under a native read the frames of the code awaiting it: a native pipeTo() into ours
+  // does too (with the step `bun-caller-stack`).
+  awaitNativePipe: awaitPipeWithCallerStack,
   after: [
     { name: "bun-consumers", run: patchBunConsumers },
     { name: "bun-body-owners", run: patchBodyOwners },
     { name: "bun-extensions", run: patchBunExtensions },
     { name: "bun error texts", run: patchBunErrorTexts },
+    { name: "bun-caller-stack", run: (tx) => tx.defineValue(shellHooks, "onNativeReadError", noteNativeReadError) },
   ],
 });
 

@@ -102,6 +102,12 @@ export interface GlobalPatchOptions {
    * (Bun: the instance's `body` then answers ours, as Bun's own answers the stream it was given).
    */
   readonly onBodyMade?: BodyMadeHook;
+  /**
+   * Awaits the pipe of a native `pipeTo()` into one of ours, for a runtime whose own pipe gives an error a native
+   * read created with no JavaScript frames the frames of the code awaiting the pipe (Bun: caller-stack.ts).
+   * Without it, the pipe's promise is returned as it is, with no extra job before it settles.
+   */
+  readonly awaitNativePipe?: (pipe: Promise<void>) => Promise<void>;
 }
 
 /** See {@link GlobalPatchOptions.aroundBodyInit}. */
@@ -141,7 +147,7 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
   const steps: PatchStep[] = [
     ...(options.before ?? []),
     { name: "classes", run: replaceClasses },
-    { name: "pipes", run: patchPipes },
+    { name: "pipes", run: (t: PatchTransaction) => patchPipes(t, options.awaitNativePipe) },
     ...(options.shared?.bodies === false ? [] : [{ name: "bodies", run: patchBodyGetters }]),
     ...(options.shared?.bodyInit === false ? [] : [{
       name: "body-init",
@@ -290,7 +296,7 @@ function ourPair(transform: unknown): unknown {
  * default-stream shell; native `pipeTo`/`pipeThrough` with one of our destinations pipe from a shell of
  * the native stream (one native read per chunk at the boundary, our pipe machinery after it).
  */
-export function patchPipes(tx: PatchTransaction): void {
+export function patchPipes(tx: PatchTransaction, awaitNativePipe?: (pipe: Promise<void>) => Promise<void>): void {
   const ourProto = api.ReadableStream.prototype as unknown as { pipeTo: PipeTo; pipeThrough: PipeThrough };
   const ourPipeTo = ourProto.pipeTo;
   const ourPipeThrough = ourProto.pipeThrough;
@@ -332,7 +338,7 @@ export function patchPipes(tx: PatchTransaction): void {
       const shell = readableShell(this, false);
       const promise = ourPipeTo.call(shell, destination, options);
       holdNativeOf(shell);
-      return promise;
+      return awaitNativePipe === undefined ? promise : awaitNativePipe(promise);
     }
     return nativePipeTo.call(this, destination, options);
   });

@@ -38,6 +38,8 @@ export const shellHooks: {
    * when the runtime cannot tell (the kit then takes and releases a BYOB reader to find out).
    */
   isByteStream?: (native: globalThis.ReadableStream) => boolean | undefined;
+  /** Told each error a default shell's native read rejected with (Bun: caller-stack.ts). */
+  onNativeReadError?: (error: unknown) => void;
 } = {};
 
 function openReader<R>(native: globalThis.ReadableStream<R>): NativeReader<R> {
@@ -136,7 +138,8 @@ function defaultShell<R>(
     controller.error(err);
     onEnd?.(true, err);
   };
-  const burst = async (): Promise<void> => {
+  // Named: caller-stack.ts finds this function's frame by its name (NATIVE_READ_FRAME).
+  const burst = async function readNativeBurst(): Promise<void> {
     try {
       const r = hold.reader();
       for (;;) {
@@ -153,6 +156,7 @@ function defaultShell<R>(
         if (hold.done || controller.desiredSize !== 0) return;
       }
     } catch (err) {
+      shellHooks.onNativeReadError?.(err);
       fail(err);
     } finally {
       const end = endBurst!;

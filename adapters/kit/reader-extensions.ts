@@ -14,6 +14,7 @@ import {
   type BatchAnswer,
   batchReaderOf,
   type DefaultReaderLike,
+  drainQueuedOf,
   foreignReaders,
   type ReadableSourceTypeMaker,
   readableSourceTypes,
@@ -33,12 +34,16 @@ export interface ReadManyAnswer {
 
 /**
  * Bun's `readMany()` for our default reader `reader`: every chunk queued now, taken in one step and answered
- * synchronously; when none is queued, a promise of the next chunk and of what is queued when it is answered
+ * synchronously, with no pull after it (as Bun's: the next read pulls); when none is queued, a promise of the next chunk and of what is queued when it is answered
  * (a read that waits answers with the chunk it gets, so the source is pulled as for one `read()`);
  * `{ value: [], size: 0, done: true }` at once when closed. An errored stream throws its stored error at
  * once, and a released reader a TypeError.
  */
 export function readManyOf(reader: DefaultReaderLike<unknown>): ReadManyAnswer | Promise<ReadManyAnswer> {
+  const batches = batchReaderOf(reader, "readMany()");
+  // As Bun's: what is queued is taken with no pull after it (the next readMany() pulls).
+  const queued = drainQueuedOf(reader);
+  if (queued !== undefined) return { value: queued, size: queued.length, done: false };
   let waited = false;
   let thrown: { error: unknown } | undefined;
   const answer: BatchAnswer<ReadManyAnswer> = {
@@ -49,7 +54,6 @@ export function readManyOf(reader: DefaultReaderLike<unknown>): ReadManyAnswer |
     },
     hold: () => false,
   };
-  const batches = batchReaderOf(reader, "readMany()");
   const next = batches.readAs(answer);
   waited = true;
   if (thrown !== undefined) {
@@ -59,7 +63,7 @@ export function readManyOf(reader: DefaultReaderLike<unknown>): ReadManyAnswer |
   if (!(next instanceof Promise)) return next;
   // As Bun's: a read that waited also takes what is queued by the time it is answered.
   return next.then((result) => {
-    const more = result.done ? undefined : batches.takeQueued();
+    const more = result.done ? undefined : drainQueuedOf(reader);
     if (more !== undefined) {
       for (let i = 0; i < more.length; i++) result.value.push(more[i]);
       result.size += more.length;

@@ -16,6 +16,7 @@ import {
   batchReaderOf,
   describeValue,
   isBatchPromise,
+  isReadableStreamClosingWithQueue,
   readableStreamState,
   typeError,
 } from "../../core/internal.ts";
@@ -84,6 +85,25 @@ export function nativeInSameState<R>(stream: ReadableStream<R>): globalThis.Read
     return disturbed;
   }
   return undefined;
+}
+
+/**
+ * For a stream of ours whose source has closed it with chunks still queued (all it will ever give is queued), a
+ * native stream holding the same chunks, closed; ours is read to its end (disturbed and closed, its reader
+ * released, as a consumer that read it leaves it). Undefined for any other stream. A runtime consumer given it takes the path it takes for
+ * its own stream in that state (Bun's: synchronous, with its own errors).
+ */
+export function nativeOfQueuedStream<R>(stream: ReadableStream<R>): globalThis.ReadableStream<R> | undefined {
+  if (!isReadableStreamClosingWithQueue(stream)) return undefined;
+  const reader = stream.getReader();
+  const chunks = batchReaderOf(reader, "ReadableStream").takeQueued() ?? [];
+  reader.releaseLock();
+  return new Native.ReadableStream<R>({
+    start(controller) {
+      for (let i = 0; i < chunks.length; i++) controller.enqueue(chunks[i]!);
+      controller.close();
+    },
+  });
 }
 
 /** The native stream `toNativeBody` made for each Response/Request built from one of our streams. */

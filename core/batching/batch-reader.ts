@@ -44,6 +44,10 @@ import {
   ReadableStreamReaderRelease,
 } from "../readable/reader-ops.ts";
 import { READABLE, type ReaderInternal, type ReaderOwner } from "../readable/stream-internal.ts";
+import {
+  type DefaultControllerInternal,
+  ReadableStreamDefaultControllerDrainQueue,
+} from "../readable/default-controller.ts";
 import { describeValue } from "../shared/describe.ts";
 
 export { BATCH_DONE, type BatchAnswer };
@@ -258,6 +262,23 @@ export function acquireBatchReader<T>(stream: ReadableStreamLike<T>, context: st
     throw e;
   }
   return new ForeignBatchReader<T>(reader);
+}
+
+/**
+ * The chunks queued now in the stream of `reader` (one of our default readers), taken with no pull after them on a
+ * default stream: the source is pulled again by the next read only (Bun's `readMany()`); a byte stream is pulled
+ * as by {@link BatchReader.takeQueued}. Undefined when none is queued, a read is waiting, the stream is not
+ * readable, or `reader` is not ours.
+ */
+export function drainQueuedOf<T>(reader: DefaultReaderLike<T>): T[] | undefined {
+  const internal = defaultReaderInternalOrUndefined(reader);
+  const stream = internal?.stream;
+  if (stream === undefined || internal!.size !== 0 || stream.state !== READABLE) return undefined;
+  const queued = stream.isByte
+    ? ReadableStreamTakeQueued(stream)
+    : ReadableStreamDefaultControllerDrainQueue(stream as DefaultControllerInternal);
+  if (queued !== undefined) stream.disturbed = true;
+  return queued as T[] | undefined;
 }
 
 /**

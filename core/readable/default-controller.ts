@@ -138,6 +138,23 @@ export function DequeueValue(c: DefaultControllerInternal): unknown {
   return chunk;
 }
 
+/**
+ * Every chunk queued in `c`, dequeued with no pull after them (not in the standard: Bun's `readMany()` leaves its
+ * source unpulled until the next read, and its adapter answers ours the same way); undefined when none is queued.
+ * The stream closes when its source had closed it.
+ */
+export function ReadableStreamDefaultControllerDrainQueue(c: DefaultControllerInternal): unknown[] | undefined {
+  const queue = c.queue;
+  if (queue === undefined || queue.size === 0) return undefined;
+  const chunks: unknown[] = [];
+  while (queue.size > 0) chunks.push(DequeueValue(c));
+  if (c.closeRequested) {
+    ReadableStreamDefaultControllerClearAlgorithms(c);
+    ReadableStreamClose(c);
+  }
+  return chunks;
+}
+
 /** ResetQueue(container). */
 function ResetQueue(c: DefaultControllerInternal): void {
   c.queue?.clear();

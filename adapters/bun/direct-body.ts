@@ -19,6 +19,7 @@
 import type { ReadableStream, ReadableStreamDefaultReader } from "../../mod.ts";
 import { type BridgePipe, pipeToBridge } from "../kit/bridge-pipe.ts";
 import { Native, noop } from "../kit/natives.ts";
+import { coalescedWriter } from "./coalesced-writes.ts";
 
 /** The controller Bun passes to a `type: "direct"` source's `pull()` (its sinks' controllers too). */
 interface DirectController {
@@ -51,9 +52,19 @@ function isOneShotByteSink(controller: object): boolean {
   return Object.hasOwn(controller, "start") && !Object.hasOwn(controller, "error");
 }
 
-/** Whether `chunk` is a view over a detached buffer, which Bun's byte sink would take as no bytes. */
+/**
+ * Whether `chunk` is a view over a detached buffer, which Bun's byte sink would take as no bytes. Its `buffer` is
+ * read only for a view with no bytes (a detached one has none; a DataView's `byteLength` throws): reading a
+ * small typed array's `buffer` makes JavaScriptCore copy it out of the heap, per chunk.
+ */
 function isDetachedView(chunk: unknown): boolean {
-  return ArrayBuffer.isView(chunk) && (chunk.buffer as { detached?: boolean }).detached === true;
+  if (!ArrayBuffer.isView(chunk)) return false;
+  try {
+    if (chunk.byteLength !== 0) return false;
+  } catch {
+    return true;
+  }
+  return (chunk.buffer as { detached?: boolean }).detached === true;
 }
 
 /**
@@ -244,8 +255,11 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
         taskPassed = true;
       }, 0);
     }
+    // BUN-COALESCE: a native sink takes the byte chunks of a task in one write().
+    const coalesced = nativeSink ? coalescedWriter((chunk) => controller.write(chunk)) : undefined;
     pipe = pipeToBridge(stream, context, {
       write(chunk): Promise<void> | undefined {
+        if (coalesced !== undefined && chunk != null) return coalesced.write(chunk);
         if (byteSink && !isBodyChunk(chunk)) throw new TypeError(BYTES_REFUSAL);
         if (byteSink && isDetachedView(chunk)) throw detachedRefusal(chunk);
         if (textChunk !== undefined) chunk = textChunk(chunk);
@@ -262,6 +276,7 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
         return written instanceof Promise ? written.then(noop) : undefined;
       },
       close() {
+        coalesced?.flush();
         controller.close();
       },
     }, asIs);
@@ -280,6 +295,7 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
       // own pump fails before it sent anything.
       if (!nativeSink || !taskPassed) return fail(error);
       try {
+        coalesced?.flush();
         (controller as { flush?: () => unknown }).flush?.();
       } catch {
         // closed meanwhile

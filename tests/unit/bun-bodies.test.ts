@@ -344,4 +344,62 @@ bunTest("a cancel of the body's reader reaches the source with its reason", asyn
   assert.is(patched, native);
 });
 
+bunTest("Bun.serve: a body of ours reaches the client byte for byte, and a chunk before a pause is sent", async () => {
+  // BUN-COALESCE gathers a task's byte chunks into one write(): the client must get the same bytes, strings and
+  // bytes in order, and a chunk written before the source waits must be sent before it waits (the client's
+  // reply here is what ends the wait: a chunk held back would never arrive, and the test would time out).
+  let clientGot!: () => void;
+  let source: () => ReadableStream<unknown> = () => new ReadableStream();
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(source() as never) });
+  try {
+    const mixed = () =>
+      new ReadableStream<unknown>({
+        async start(c) {
+          for (let i = 0; i < 300; i++) {
+            if (i % 7 === 0) c.enqueue(`s${i}`);
+            else if (i % 11 === 0) c.enqueue(new DataView(new Uint8Array([65, 66, i & 255]).buffer));
+            else if (i % 13 === 0) c.enqueue(new Uint8Array(0));
+            else c.enqueue(new Uint8Array(700).fill(i & 255));
+            if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+          }
+          c.enqueue(new Uint8Array(200_000).fill(3));
+          c.enqueue("end");
+          c.close();
+        },
+      });
+    const read = async () => new Uint8Array(await (await fetch(server.url)).arrayBuffer());
+    source = mixed;
+    const native = await read();
+    bun.patchGlobalWebStreams();
+    source = mixed;
+    const patched = await read();
+    assert.is(patched.length, native.length, "length");
+    assert.ok(patched.every((byte, i) => byte === native[i]), "the same bytes");
+
+    source = () =>
+      new ReadableStream<unknown>({
+        async start(c) {
+          c.enqueue(enc.encode("first"));
+          await new Promise<void>((resolve) => (clientGot = resolve));
+          c.enqueue(enc.encode("second"));
+          c.close();
+        },
+      });
+    const response = await fetch(server.url);
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    assert.is(dec.decode(first.value), "first", "sent before the source waits");
+    clientGot();
+    let rest = "";
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      rest += dec.decode(next.value);
+    }
+    assert.is(rest, "second");
+  } finally {
+    server.stop(true);
+  }
+});
+
 test.run();

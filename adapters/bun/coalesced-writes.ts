@@ -1,0 +1,89 @@
+/**
+ * BUN-COALESCE: the byte chunks of a body of ours written into one of Bun's native sinks (a `Bun.serve` response,
+ * a `fetch` upload, a file of `Bun.write`) are gathered and handed to the sink's `write()` as one. Bun's sinks
+ * pay per `write()` call, whatever its size: a `Bun.serve` response of 64 chunks of 1 KiB written one by one
+ * measured 6,680 req/s, the same bytes in one `write()` 11,470 (Bun 1.4.5, 2026-11-28, bench/README.md).
+ *
+ * What is gathered is written when it reaches {@link COALESCE_BYTES}, before a chunk that is not bytes (a string
+ * keeps its place), before the body ends, and otherwise by a timer after the current task: the chunks a task
+ * writes leave in one `write()` at most one task later. A `write()` that returns a promise (the sink is full)
+ * holds the next chunk's write until it settles, as each chunk's own promise did.
+ * @module
+ */
+import { joinBytes } from "../kit/join-bytes.ts";
+import { noop } from "../kit/natives.ts";
+
+/** How many gathered bytes are written at once, without waiting for the task to end. */
+export const COALESCE_BYTES = 64 * 1024;
+
+/** Gathers the chunks written through it; see the module's documentation. */
+export interface CoalescedWriter {
+  /** Gathers `chunk` (bytes) or writes it after what is gathered (anything else); a promise: wait for it. */
+  write(chunk: unknown): Promise<void> | undefined;
+  /** Writes what is gathered now (before the body ends or fails). */
+  flush(): void;
+}
+
+/** The bytes of a BufferSource as a Uint8Array (the chunk itself when it is one), or undefined. */
+function bytesOf(chunk: unknown): Uint8Array | undefined {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  return undefined;
+}
+
+/** A {@link CoalescedWriter} in front of the sink's `write` (`sinkWrite`). */
+export function coalescedWriter(sinkWrite: (chunk: unknown) => unknown): CoalescedWriter {
+  let parts: Uint8Array[] = [];
+  let size = 0;
+  let timer = false;
+  /** The sink's promise of the last write while it is pending (the sink is full). */
+  let waiting: Promise<void> | undefined;
+  /** What the timer's write threw (the sink failed): the next write throws it. */
+  let failed: { error: unknown } | undefined;
+
+  const sinkWritten = (written: unknown): Promise<void> | undefined => {
+    if (!(written instanceof Promise)) return waiting;
+    const settled: Promise<void> = written.then(() => {
+      if (waiting === settled) waiting = undefined;
+    });
+    return (waiting = settled);
+  };
+  const flushNow = (): Promise<void> | undefined => {
+    if (size === 0 && parts.length === 0) return waiting;
+    const data = parts.length === 1 ? parts[0]! : joinBytes(parts, size);
+    parts = [];
+    size = 0;
+    return sinkWritten(sinkWrite(data));
+  };
+  const onTimer = (): void => {
+    timer = false;
+    try {
+      flushNow()?.then(undefined, noop);
+    } catch (error) {
+      failed = { error };
+    }
+  };
+  return {
+    write(chunk) {
+      if (failed !== undefined) throw failed.error;
+      const bytes = bytesOf(chunk);
+      if (bytes === undefined) {
+        flushNow();
+        return sinkWritten(sinkWrite(chunk));
+      }
+      parts.push(bytes);
+      size += bytes.byteLength;
+      if (size >= COALESCE_BYTES) return flushNow();
+      if (!timer) {
+        timer = true;
+        setTimeout(onTimer, 0);
+      }
+      return waiting;
+    },
+    flush() {
+      if (failed !== undefined) return;
+      flushNow()?.then(undefined, noop);
+    },
+  };
+}

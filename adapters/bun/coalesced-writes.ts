@@ -14,13 +14,13 @@ import { joinBytes } from "../kit/join-bytes.ts";
 import { noop } from "../kit/natives.ts";
 
 /** How many gathered bytes are written at once, without waiting for the task to end. */
-export const COALESCE_BYTES = 64 * 1024;
+export const COALESCE_BYTES: number = 64 * 1024;
 
 /** Gathers the chunks written through it; see the module's documentation. */
 export interface CoalescedWriter {
   /** Gathers `chunk` (bytes) or writes it after what is gathered (anything else); a promise: wait for it. */
   write(chunk: unknown): Promise<void> | undefined;
-  /** Writes what is gathered now (before the body ends or fails). */
+  /** Writes what is gathered now (before the body ends or fails); throws what a timer's write threw. */
   flush(): void;
 }
 
@@ -82,7 +82,7 @@ export function coalescedWriter(sinkWrite: (chunk: unknown) => unknown): Coalesc
       return waiting;
     },
     flush() {
-      if (failed !== undefined) return;
+      if (failed !== undefined) throw failed.error;
       flushNow()?.then(undefined, noop);
     },
   };

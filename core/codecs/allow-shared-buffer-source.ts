@@ -7,7 +7,7 @@
 import {
   isArrayBuffer,
   IsDetachedBuffer,
-  uint8ArrayBuffer,
+  isUint8Array,
   viewBuffer,
   viewByteLength,
   viewByteOffset,
@@ -38,7 +38,9 @@ function isSharedArrayBuffer(x: unknown): x is SharedArrayBuffer {
  * over one), which the IDL type, having no `[AllowResizable]`, would reject.
  */
 export function allowSharedBufferSourceBytes(chunk: unknown): Uint8Array {
-  if (uint8ArrayBuffer(chunk) !== undefined) return chunk as Uint8Array;
+  // FP-DECODE-BRAND: a Uint8Array over any buffer is taken as it is (shared ones too: AllowShared), known by its
+  // [[TypedArrayName]]; its `buffer` is not read (JavaScriptCore copies a small typed array out of its heap then).
+  if (isUint8Array(chunk)) return chunk;
   if (ArrayBufferIsView(chunk)) {
     const view = chunk as ArrayBufferView;
     const buffer = viewBuffer(view);

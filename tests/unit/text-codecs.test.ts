@@ -654,10 +654,13 @@ test("TextDecoderStream: ArrayBuffer, SharedArrayBuffer, DataView, other typed a
     new Uint8Array(shared, 1),
     detached,
     viewOfDetached,
+    // a DataView dressed as a Uint8Array, and a Uint8Array of another prototype (FP-DECODE-BRAND)
+    Object.setPrototypeOf(new DataView(buffer, 4, 2), Uint8Array.prototype),
+    Object.setPrototypeOf(new Uint8Array(buffer, 0, 1), DataView.prototype),
   ];
   const { out, error } = await through(new TextDecoderStream(), chunks as BufferSource[]);
   assert.is(error, undefined);
-  assert.equal(out, ["ABéCD", "B", "éC", "GH", "EF", "F"]);
+  assert.equal(out, ["ABéCD", "B", "éC", "GH", "EF", "F", "CD", "A"]);
 });
 
 test("TextDecoderStream: a chunk's bytes are taken when it is written (a later change to its buffer is not seen)", async () => {

@@ -16,6 +16,7 @@
 import { types } from "node:util";
 import { ReadableStream, readableStreamState, WritableStream } from "../../mod.ts";
 import { acquireBatchReader, BATCH_DONE, isBatchPromise, isTransformReadable } from "../kit/batch-reader.ts";
+import { collectEncodedText } from "../kit/encoded-text.ts";
 import type { ReadableStreamLike } from "../kit/batch-reader.ts";
 import { isBodyShell } from "../kit/body-shells.ts";
 import { joinBytes } from "../kit/join-bytes.ts";
@@ -171,6 +172,9 @@ export function patchNodeBodyConsumers(tx: PatchTransaction): void {
         [method](this: unknown, ...args: unknown[]): Promise<unknown> {
           const stream = claimableBody(this, bodyOf, name === "Response");
           if (stream === undefined) return original.apply(this, args);
+          // FP-ENCODE-INTO: a TextEncoderStream's readable side gives its bytes with no chunk per string.
+          const text = collectEncodedText(stream);
+          if (text !== undefined) return text.then(convert);
           const collected = isTransformReadable(stream)
             ? collectByPipe(stream, chunkError)
             : collectByBatches(stream, context, chunkError);

@@ -15,12 +15,20 @@ import {
   type TransformStreamHandle,
 } from "../transform/transform-stream.ts";
 import { utf8Encode } from "./text-natives.ts";
+import { readableStreamInternalOrUndefined } from "../readable/brand.ts";
+import { READABLE } from "../readable/stream-internal.ts";
+import type { DefaultControllerInternal } from "../readable/default-controller.ts";
 
 /** A TextEncoderStream's encoder state: its transform and its [[leading surrogate]] ("" for null). */
 class EncoderState {
   stream!: TransformStreamHandle;
   leadingSurrogate = "";
+  /** FP-ENCODE-INTO: set once the readable side's only reader takes the text itself (see takeEncoderText). */
+  sink: ((input: string) => void) | undefined = undefined;
 }
+
+/** The encoder state of each TextEncoderStream's readable side. */
+const encoderOfReadable = new WeakMap<object, EncoderState>();
 
 /**
  * "Encode and enqueue a chunk" (Encoding §7.4). The chunk is converted to a DOMString (ToString: a throwing
@@ -43,13 +51,18 @@ function encodeAndEnqueue(this: EncoderState, chunk: unknown): void {
     if (last === 0) return;
     input = input.slice(0, last);
   }
-  TransformStreamEnqueue(this.stream, utf8Encode(input));
+  if (this.sink !== undefined) this.sink(input);
+  else TransformStreamEnqueue(this.stream, utf8Encode(input));
 }
 
 /** "Encode and flush" (Encoding §7.4): a leading surrogate still held becomes U+FFFD (EF BF BD). */
 function encodeFlush(this: EncoderState): void {
   if (this.leadingSurrogate === "") return;
   this.leadingSurrogate = "";
+  if (this.sink !== undefined) {
+    this.sink("\ufffd");
+    return;
+  }
   const replacement = new NativeUint8Array(3);
   replacement[0] = 0xef;
   replacement[1] = 0xbf;
@@ -77,6 +90,7 @@ export class TextEncoderStream {
       encodeFlush,
     );
     state.stream = transform.stream;
+    encoderOfReadable.set(transform.readable, state);
     this.#readable = transform.readable;
     this.#writable = transform.writable;
   }
@@ -104,3 +118,21 @@ export class TextEncoderStream {
   }
 }
 defineInterface(TextEncoderStream, "TextEncoderStream");
+
+/**
+ * FP-ENCODE-INTO: when `readable` is the readable side of one of our TextEncoderStreams that nothing has read or
+ * locked and that holds no chunk, hands every string its encoder would encode from now on to `sink` instead of
+ * enqueuing its UTF-8 as a chunk, and returns true (the readable side then only closes or errors); otherwise
+ * returns false and changes nothing. For a consumer that locks `readable` at once, before any user code runs, and
+ * wants only its bytes joined: no chunk it would have seen is made.
+ */
+export function takeEncoderText(readable: unknown, sink: (input: string) => void): boolean {
+  if (typeof readable !== "object" || readable === null) return false;
+  const state = encoderOfReadable.get(readable);
+  if (state === undefined || state.sink !== undefined) return false;
+  const s = readableStreamInternalOrUndefined(readable);
+  if (s === undefined || s.reader !== undefined || s.disturbed || s.state !== READABLE) return false;
+  if (((s as DefaultControllerInternal).queue?.size ?? 0) !== 0) return false;
+  state.sink = sink;
+  return true;
+}

@@ -10,6 +10,7 @@ import { encodeShort } from "./short-encode-hook.ts";
 const NativeTextEncoder: typeof TextEncoder = globalThis.TextEncoder;
 const NativeTextDecoder: typeof TextDecoder = globalThis.TextDecoder;
 const encodeMethod: TextEncoder["encode"] = NativeTextEncoder.prototype.encode;
+const encodeIntoMethod: TextEncoder["encodeInto"] = NativeTextEncoder.prototype.encodeInto;
 const decodeMethod: TextDecoder["decode"] = NativeTextDecoder.prototype.decode;
 const encodingGetter: (() => string) | undefined = ObjectGetOwnPropertyDescriptor(
   NativeTextDecoder.prototype,
@@ -27,6 +28,16 @@ export function utf8Encode(input: string): Uint8Array<ArrayBuffer> {
   const short = encodeShort(input);
   if (short !== undefined) return short;
   return ReflectApply(encodeMethod, encoder ??= new NativeTextEncoder(), [input]) as Uint8Array<ArrayBuffer>;
+}
+
+/**
+ * `TextEncoder.encodeInto(input, destination)`: `input`'s UTF-8 written at the start of `destination` (which must
+ * hold 3 bytes per code unit for all of it to fit); returns the number of bytes written.
+ */
+export function utf8EncodeInto(input: string, destination: Uint8Array): number {
+  return (ReflectApply(encodeIntoMethod, encoder ??= new NativeTextEncoder(), [input, destination]) as {
+    written: number;
+  }).written;
 }
 
 /** The runtime's decoder for `label` (a string): its RangeError when the runtime does not support the label. */

@@ -305,6 +305,51 @@ nodeTest("a native body (seen through a shell of ours) is read by undici, as unp
 });
 
 nodeTest(
+  "a TextEncoderStream's readable side read whole (FP-ENCODE-INTO) gives what undici gives for the runtime's own",
+  async () => {
+    const long = Array.from({ length: 2000 }, (_, i) => `row ${i}: Zürich € 😀 `);
+    const cases: [string, unknown[], number?][] = [
+      ["ASCII and non-ASCII", ["plain ", "Zürich € ", "😀", ""]],
+      ["a surrogate pair cut across chunks", ["a\ud83d", "\ude00b"]],
+      ["lone surrogates, a leading one held at the end", ["\ude00x", "y\ud800", "z", "\ud83d"]],
+      ["chunks that are not strings (ToString)", [12, { toString: () => "obj" }, null, true]],
+      ["JSON text", ['{"a": ', '["ü", 1]', "}"]],
+      ["more than the first buffer (2,000 chunks)", long],
+      ["the source errors after two chunks", ["one ", "two "], 2],
+    ];
+    const describe = async (TS: typeof globalThis.TransformStream, c: [string, unknown[], number?], method: Method) => {
+      const [, chunks, errorAt] = c;
+      let i = 0;
+      const source = new (TS === NativeTS ? NativeRS : ReadableStream as unknown as typeof NativeRS)<unknown>({
+        pull(controller) {
+          if (i === errorAt) controller.error(BOOM);
+          else if (i < chunks.length) controller.enqueue(chunks[i++]);
+          else controller.close();
+        },
+      });
+      const encoded = source.pipeThrough(new TS()).pipeThrough(new TextEncoderStream() as never);
+      const owner = new Response(encoded as unknown as BodyInit);
+      const value = await settled(owner[method](), chunks);
+      const again = await settled(owner[method](), chunks);
+      return `${value} | bodyUsed ${owner.bodyUsed} | locked ${owner.body?.locked} | again ${again}`;
+    };
+    for (const c of cases) {
+      for (const method of methods) {
+        if (method === "json" && c[0] !== "JSON text") continue;
+        const expected = await describe(NativeTS, c, method);
+        await patched(async () => {
+          assert.is(
+            await describe(TransformStream as unknown as typeof NativeTS, c, method),
+            expected,
+            `${c[0]}, ${method}()`,
+          );
+        });
+      }
+    }
+  },
+);
+
+nodeTest(
   "bodies undici makes itself (a string, bytes, a Blob, FormData, URLSearchParams, Response.json()) read as unpatched",
   async () => {
     const makers: [string, () => Response][] = [

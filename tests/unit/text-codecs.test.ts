@@ -21,6 +21,7 @@ import { rejection, tracked } from "./stream-test-helpers.ts";
 import { utf8SequenceEnd, utf8UnfinishedStart } from "../../core/codecs/utf8-boundary.ts";
 import { utf8EncodeShort } from "../../core/codecs/utf8-encode.ts";
 import { setShortEncoder } from "../../core/codecs/short-encode-hook.ts";
+import { collectEncodedText } from "../../core/codecs/encoded-text.ts";
 import * as fuse from "../../mod.ts";
 import * as nodeAdapter from "../../adapters/node/mod.ts";
 import * as denoAdapter from "../../adapters/deno/mod.ts";
@@ -1041,6 +1042,52 @@ test("with the patch: a native stream piped through our codecs by its own pipeTh
     return new TextDecoder().decode(await new globalThis.Response(encoded).arrayBuffer());
   });
   assert.is(text, "hé!");
+});
+
+test("collectEncodedText (FP-ENCODE-INTO): only an encoder's readable side nothing has read, locked or queued", async () => {
+  const dec = new TextDecoder();
+  const feed = (encoder: fuse.TextEncoderStream, chunks: string[]) => {
+    const writer = encoder.writable.getWriter();
+    for (const chunk of chunks) void writer.write(chunk);
+    void writer.close();
+  };
+  // taken: the bytes of every string, in one buffer of exactly their length
+  const fresh = new fuse.TextEncoderStream();
+  const taken = collectEncodedText(fresh.readable);
+  assert.ok(taken !== undefined, "a fresh encoder is taken");
+  assert.ok(fresh.readable.locked, "and locked at once");
+  feed(fresh, ["a", "ü\ud83d", "\ude00", "\ud800"]);
+  const bytes = await taken!;
+  assert.is(dec.decode(bytes), "aü😀\ufffd");
+  assert.is(bytes.buffer.byteLength, bytes.byteLength, "a buffer of exactly their length");
+  // refused: not an encoder, locked, read, holding a chunk (nothing changes: the stream is read as before)
+  assert.is(collectEncodedText(new fuse.ReadableStream()), undefined, "another stream");
+  assert.is(collectEncodedText({}), undefined, "not a stream");
+  const locked = new fuse.TextEncoderStream();
+  const reader = locked.readable.getReader();
+  assert.is(collectEncodedText(locked.readable), undefined, "locked");
+  reader.releaseLock();
+  // a write made before the take waits in the writable side (the readable side was never pulled): it is taken too
+  const pending = new fuse.TextEncoderStream();
+  const writer = pending.writable.getWriter();
+  void writer.write("x");
+  await Promise.resolve();
+  const withPending = collectEncodedText(pending.readable);
+  assert.ok(withPending !== undefined, "an encoder with a write waiting is taken");
+  void writer.write("y");
+  void writer.close();
+  assert.is(dec.decode(await withPending!), "xy", "the waiting write first");
+  const read = new fuse.TextEncoderStream();
+  const early = read.readable.getReader();
+  early.read().catch(() => undefined);
+  early.releaseLock();
+  assert.is(collectEncodedText(read.readable), undefined, "disturbed");
+  // an error of the encoder's stream rejects with it
+  const failing = new fuse.TextEncoderStream();
+  const failed = collectEncodedText(failing.readable)!;
+  const boom = new Error("boom");
+  void failing.writable.abort(boom);
+  assert.is(await failed.then(() => "fulfilled", (e) => e), boom);
 });
 
 test.run();

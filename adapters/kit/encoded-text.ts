@@ -1,0 +1,7 @@
+/**
+ * The core's FP-ENCODE-INTO (`core/codecs/encoded-text.ts`): a TextEncoderStream's readable side read whole by
+ * an adapter's body consumer, its bytes made with no chunk per string. Adapters reach the core's internals only
+ * through the kit.
+ * @module
+ */
+export { collectEncodedText } from "../../core/internal.ts";

@@ -21,7 +21,8 @@ import { rejection, tracked } from "./stream-test-helpers.ts";
 import { utf8SequenceEnd, utf8UnfinishedStart } from "../../core/codecs/utf8-boundary.ts";
 import { utf8EncodeShort } from "../../core/codecs/utf8-encode.ts";
 import { setShortEncoder } from "../../core/codecs/short-encode-hook.ts";
-import { collectEncodedText } from "../../core/codecs/encoded-text.ts";
+// From the core's private entry point: in the dist run, the one copy of the core the classes come from.
+import { collectEncodedText } from "../../core/internal.ts";
 import * as fuse from "../../mod.ts";
 import * as nodeAdapter from "../../adapters/node/mod.ts";
 import * as denoAdapter from "../../adapters/deno/mod.ts";

@@ -10,7 +10,7 @@
  */
 
 /** The name of the shell's function that awaits native reads (its frame is the only one Bun finds). */
-export const NATIVE_READ_FRAME = "readNativeBurst";
+const NATIVE_READ_FRAME = "readNativeBurst";
 
 /** Errors a shell got from a native read. */
 const nativeReadErrors = new WeakSet<object>();

@@ -12,16 +12,20 @@ import type { ReadableStream } from "../readable/readable-stream.ts";
 const setMethod = Uint8Array.prototype.set;
 const sliceMethod = Uint8Array.prototype.slice;
 
-/** A growing buffer of UTF-8, written by `encodeInto()`. */
+/** The size of a buffer's first allocation, made at its first string. */
+const FIRST_BYTES = 16 * 1024;
+const EMPTY: Uint8Array<ArrayBuffer> = new NativeUint8Array(0);
+
+/** A growing buffer of UTF-8, written by `encodeInto()`; nothing is allocated before the first string. */
 class Utf8Buffer {
-  #bytes: Uint8Array<ArrayBuffer> = new NativeUint8Array(16 * 1024);
+  #bytes: Uint8Array<ArrayBuffer> = EMPTY;
   #length = 0;
 
   /** Appends `input`'s UTF-8 (a lone surrogate as U+FFFD, as `encode()`). */
   append(input: string): void {
     const most = input.length * 3;
     if (this.#length + most > this.#bytes.length) {
-      let size = this.#bytes.length * 2;
+      let size = this.#bytes.length === 0 ? FIRST_BYTES : this.#bytes.length * 2;
       while (size < this.#length + most) size *= 2;
       const grown = new NativeUint8Array(size);
       ReflectApply(setMethod, grown, [bytesSubarray(this.#bytes, 0, this.#length)]);

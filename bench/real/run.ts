@@ -41,7 +41,8 @@ const USAGE = `usage: node bench/real/run.ts [options]
   --runtime=LIST     node26 (default), node22, deno, bun, or all; a comma list runs them one after the other
   --filter=IDS       rows whose id contains one of the comma-separated words (pipe, ai, react, hono, end, ...)
   --rounds=N         processes per side and row, the sides interleaved (default 3; quick 2)
-  --time=MS          sampling time per process (default 1000; quick 400); servers are warmed for half of it first
+  --time=MS          sampling time per process (default 1000; quick 400)
+  --warm=MS          warm-up before sampling (default: half of --time for servers, a quarter in-process)
   --quick            --rounds=2 --time=400
   --profile          one more process per side and row with a CPU profile of the measured part: CPU shares
   --profile-dir=DIR  keep those profiles as DIR/<runtime>-<row>-<on|off>.cpuprofile
@@ -53,6 +54,8 @@ interface Options {
   filter: string;
   rounds: number;
   timeMs: number;
+  /** warm-up per process; undefined: the defaults of --time */
+  warmMs?: number;
   profile: boolean;
   profileDir?: string;
   connections: number;
@@ -71,7 +74,18 @@ function positiveInt(name: string, value: string | undefined): number {
 }
 
 function parseArgs(argv: string[]): Options {
-  const known = ["runtime", "filter", "rounds", "time", "quick", "profile", "profile-dir", "connections", "json"];
+  const known = [
+    "runtime",
+    "filter",
+    "rounds",
+    "time",
+    "warm",
+    "quick",
+    "profile",
+    "profile-dir",
+    "connections",
+    "json",
+  ];
   const values = readFlags(argv, known, USAGE, fail);
   const quick = values.has("quick");
   const list = values.get("runtime") || "node26";
@@ -85,6 +99,7 @@ function parseArgs(argv: string[]): Options {
     profile: values.has("profile") || values.has("profile-dir"),
     connections: values.has("connections") ? positiveInt("connections", values.get("connections")) : 8,
   };
+  if (values.has("warm")) options.warmMs = positiveInt("warm", values.get("warm"));
   if (values.get("profile-dir")) options.profileDir = resolve(values.get("profile-dir")!);
   if (values.get("json")) options.json = resolve(values.get("json")!);
   return options;
@@ -179,10 +194,17 @@ async function runSide(
   profile: boolean,
   options: Options,
 ): Promise<SideRun> {
-  const config: WorkerConfig = { runtime, row: row.id, patch, timeMs: options.timeMs, profile };
+  const config: WorkerConfig = {
+    runtime,
+    row: row.id,
+    patch,
+    timeMs: options.timeMs,
+    warmMs: options.warmMs ?? options.timeMs / 4,
+    profile,
+  };
   const env: Record<string, string> = options.profileDir ? { FUSESTREAMS_REAL_PROFILE_DIR: options.profileDir } : {};
   const worker = new Worker(runtime, config, env);
-  const limit = 60_000 + options.timeMs * 4;
+  const limit = 60_000 + options.timeMs * 4 + (options.warmMs ?? 0);
   const result: SideRun = { samples: [] };
   try {
     result.runtime = (await worker.next("ready", limit)).runtime;
@@ -200,7 +222,7 @@ async function runSide(
         ...(request.bodyBytes ? { body: echoBody(request.bodyBytes) } : {}),
         expectBytes: expectedBytes(request.path),
         connections: options.connections,
-        warmMs: options.timeMs / 2,
+        warmMs: options.warmMs ?? options.timeMs / 2,
         measureMs: options.timeMs,
         windowMs: Math.max(50, options.timeMs / 10),
         onMeasure: () => worker.child.stdin!.write("measure\n"),
@@ -427,8 +449,8 @@ for (const runtime of options.runtimes) {
   const version: { name?: string } = {};
   console.log(
     `\n=== ${runtime}: ${rows.length} rows, ${options.rounds} rounds x 2 sides, ${options.timeMs} ms per process${
-      options.profile ? ", profiled" : ""
-    } ===`,
+      options.warmMs === undefined ? "" : ` after ${options.warmMs} ms of warm-up`
+    }${options.profile ? ", profiled" : ""} ===`,
   );
   const started = performance.now();
   const results: RowResult[] = [];

@@ -27,9 +27,6 @@ class EncoderState {
   sink: ((input: string) => void) | undefined = undefined;
 }
 
-/** The encoder state of each TextEncoderStream's readable side. */
-const encoderOfReadable = new WeakMap<object, EncoderState>();
-
 /**
  * "Encode and enqueue a chunk" (Encoding §7.4). The chunk is converted to a DOMString (ToString: a throwing
  * `toString()` or a Symbol errors the stream). A leading surrogate at the end of the input is held for the next
@@ -90,7 +87,6 @@ export class TextEncoderStream {
       encodeFlush,
     );
     state.stream = transform.stream;
-    encoderOfReadable.set(transform.readable, state);
     this.#readable = transform.readable;
     this.#writable = transform.writable;
   }
@@ -127,11 +123,14 @@ defineInterface(TextEncoderStream, "TextEncoderStream");
  * wants only its bytes joined: no chunk it would have seen is made.
  */
 export function takeEncoderText(readable: unknown, sink: (input: string) => void): boolean {
-  if (typeof readable !== "object" || readable === null) return false;
-  const state = encoderOfReadable.get(readable);
-  if (state === undefined || state.sink !== undefined) return false;
   const s = readableStreamInternalOrUndefined(readable);
-  if (s === undefined || s.reader !== undefined || s.disturbed || s.state !== READABLE) return false;
+  // The encoder is found through the transform behind the readable side, not a WeakMap keyed by it: V8 keeps a
+  // WeakMap's young keys and values alive through every minor GC (bench/README.md, "WeakMap entries").
+  const transform = s?.transform as TransformStreamHandle | undefined;
+  if (transform === undefined || transform.transformFn !== encodeAndEnqueue) return false;
+  const state = transform.transformer as EncoderState;
+  if (state.sink !== undefined) return false;
+  if (s!.reader !== undefined || s!.disturbed || s!.state !== READABLE) return false;
   if (((s as DefaultControllerInternal).queue?.size ?? 0) !== 0) return false;
   state.sink = sink;
   return true;

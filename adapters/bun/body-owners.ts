@@ -28,6 +28,7 @@ import {
   readDirectBodyAsText,
   readDirectBodyByReads,
 } from "./direct-body.ts";
+import { ObjectSlot } from "../kit/object-slot.ts";
 
 type Getter = (this: unknown) => unknown;
 type Method = (this: unknown, ...args: unknown[]) => unknown;
@@ -41,7 +42,7 @@ interface MadeBody {
   readonly bodyUsed: Getter;
 }
 
-const madeBodies = new WeakMap<object, MadeBody>();
+const madeBodies = new ObjectSlot<MadeBody>("fusestreams made body");
 
 /** The prototype getter `key` of `owner` (Bun's `body` / `bodyUsed`), or undefined. */
 function protoGetter(owner: object, key: string): Getter | undefined {

@@ -20,6 +20,7 @@ import type { ReadableStream, ReadableStreamDefaultReader } from "../../mod.ts";
 import { type BridgePipe, pipeToBridge } from "../kit/bridge-pipe.ts";
 import { Native, noop } from "../kit/natives.ts";
 import { coalescedWriter } from "./coalesced-writes.ts";
+import { ObjectSlot } from "../kit/object-slot.ts";
 
 /** The controller Bun passes to a `type: "direct"` source's `pull()` (its sinks' controllers too). */
 interface DirectController {
@@ -162,7 +163,7 @@ interface DirectBodyState {
 }
 
 /** The native streams {@link directBody} made. */
-const bodies = new WeakMap<object, DirectBodyState>();
+const bodies = new ObjectSlot<DirectBodyState>("fusestreams direct body");
 
 /** Whether `value` is a native stream {@link directBody} made for one of ours. */
 export function isDirectBody(value: unknown): boolean {

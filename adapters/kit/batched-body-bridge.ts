@@ -20,6 +20,7 @@ import type { ReadableStream } from "../../core/internal.ts";
 import { type BridgePipe, pipeToBridge } from "./bridge-pipe.ts";
 import { joinBytes } from "./join-bytes.ts";
 import { Native } from "./natives.ts";
+import { ObjectSlot } from "./object-slot.ts";
 
 /** Once the bridge buffers this many bytes ahead of the native consumer, our pipe waits for it. */
 export const BATCH_BYTES: number = 64 * 1024;
@@ -131,7 +132,12 @@ function bridgeBody(
           controller.close();
           return undefined;
         }
-        if (pipe === undefined) start();
+        if (pipe === undefined) {
+          // Nothing can claim it any more: the native stream lets go of our stream's graph (a native stream that
+          // outlives a minor GC would keep all of it alive until a full one).
+          bridges.delete(native);
+          start();
+        }
         if (size > 0 || ended) {
           answer();
           return undefined;
@@ -141,6 +147,7 @@ function bridgeBody(
       cancel(reason): Promise<void> {
         if (pipe === undefined) {
           claimed = true;
+          bridges.delete(native);
           return stream.cancel(reason);
         }
         parts = [];
@@ -156,6 +163,7 @@ function bridgeBody(
   bridges.set(native, () => {
     if (pipe !== undefined || claimed || native.locked) return undefined;
     claimed = true;
+    bridges.delete(native);
     return { stream, context };
   });
   return native;
@@ -169,7 +177,7 @@ export interface ClaimedBody {
   readonly context: string;
 }
 
-const bridges = new WeakMap<object, () => ClaimedBody | undefined>();
+const bridges = new ObjectSlot<() => ClaimedBody | undefined>("fusestreams body bridge");
 
 /**
  * When `native` is a bridge made by {@link batchedBody} that nothing has pulled, cancelled or locked yet: claims it for a

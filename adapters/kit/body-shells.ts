@@ -10,9 +10,10 @@ import { acquireBatchReader, type ReadableStream, type ReadableStreamLike } from
 import { BodyLink } from "./body-link.ts";
 import { linkedShell, nativeHoldOf, readableShell, shellHooks } from "./native-shells.ts";
 import { noop } from "./natives.ts";
+import { ObjectSlot } from "./object-slot.ts";
 
 /** The link of each body shell (what it shares with the shell of its native stream). */
-const shellStates = new WeakMap<object, BodyLink>();
+const shellStates = new ObjectSlot<BodyLink>("fusestreams body link");
 
 /**
  * The shell a native body (`Response.prototype.body` of a native stream) is seen through, of the same
@@ -61,7 +62,7 @@ function freeBodyShell(stream: unknown): BodyLink | undefined {
 }
 
 /** The current body shell of each native body (see {@link bodyShellOf}). */
-const bodyShells = new WeakMap<object, ReadableStream<Uint8Array>>();
+const bodyShells = new ObjectSlot<ReadableStream<Uint8Array>>("fusestreams body shell");
 
 /**
  * The body shell a native body is seen through: the same one each time for the same native stream, until
@@ -127,7 +128,7 @@ export function takeNativeOfBodyShell(stream: unknown): globalThis.ReadableStrea
 }
 
 /** The body shell each Response/Request handed out last (see {@link syncBodyShellOf}). */
-const shellOf = new WeakMap<object, ReadableStream<Uint8Array>>();
+const shellOf = new ObjectSlot<ReadableStream<Uint8Array>>("fusestreams last body shell");
 
 /**
  * The shell `owner.body` (a Response or Request) hands out for its native body `native`, its state

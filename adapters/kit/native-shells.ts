@@ -14,6 +14,7 @@ import {
 } from "../../core/internal.ts";
 import { noop } from "./natives.ts";
 import type { BodyLink } from "./body-link.ts";
+import { ObjectSlot } from "./object-slot.ts";
 
 /** What a shell reads its native stream through: a native default reader, or a runtime's own reader. */
 export interface NativeReader<R> {
@@ -238,7 +239,7 @@ class NativeHold<R> {
 }
 
 /** The hold of every shell on its native stream. */
-const holds = new WeakMap<object, NativeHold<unknown>>();
+const holds = new ObjectSlot<NativeHold<unknown>>("fusestreams native hold");
 
 /**
  * When `shell` is a shell that is locked (a pipe took it): locks its native stream now, as the native
@@ -309,7 +310,7 @@ export function writableShell<W>(native: globalThis.WritableStream<W>): Writable
 }
 
 /** The native writer of each writable shell. */
-const writers = new WeakMap<object, WritableStreamDefaultWriter>();
+const writers = new ObjectSlot<WritableStreamDefaultWriter>("fusestreams native writer");
 
 /**
  * When `shell` is a writable shell that nothing locked (the pipe it was made for failed before it

@@ -22,6 +22,7 @@ import {
 } from "../../core/internal.ts";
 import { isNativeReadable, isOurReadable, Native } from "./natives.ts";
 import { takeNativeOfBodyShell } from "./body-shells.ts";
+import { ObjectSlot } from "./object-slot.ts";
 
 /**
  * A native ReadableStream reading `stream` (see the contract's `ToNativeReadableStream`). `stream` is
@@ -107,7 +108,7 @@ export function nativeOfQueuedStream<R>(stream: ReadableStream<R>): globalThis.R
 }
 
 /** The native stream `toNativeBody` made for each Response/Request built from one of our streams. */
-const madeBodies = new WeakMap<object, globalThis.ReadableStream<Uint8Array>>();
+const madeBodies = new ObjectSlot<globalThis.ReadableStream<Uint8Array>>("fusestreams body made from ours");
 
 /** Records that `owner` (a Response or Request) was built with `native`, made by {@link toNativeBody}. */
 export function rememberBody(owner: object, native: globalThis.ReadableStream<Uint8Array>): void {

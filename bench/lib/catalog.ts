@@ -632,6 +632,15 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
   },
   {
+    id: "rt-request-echo",
+    group: 12,
+    title:
+      "Deno/Bun: 64 requests, each new Request(POST, 4 KiB).body -> 1 transform -> new Response(s).arrayBuffer() (the objects of a request, SLOT-NOT-WEAKMAP)",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 64,
+  },
+  {
     id: "rt-serve-3",
     group: 12,
     title:

@@ -367,6 +367,25 @@ function buildBench(id: string, data: Data, NativeRS: RS, implName: string, impl
         },
       };
 
+    case "rt-request-echo": {
+      const body = new Uint8Array(4096);
+      for (let i = 0; i < body.length; i++) body[i] = i & 0xff;
+      return {
+        ...(note ? { note } : {}),
+        async run() {
+          const { TS } = activate();
+          for (let i = 0; i < 64; i++) {
+            const request = new Request("http://127.0.0.1/echo", { method: "POST", body });
+            const echoed = new Response(request.body!.pipeThrough(passOn(TS)) as unknown as BodyInit);
+            const bytes = new Uint8Array(await echoed.arrayBuffer());
+            if (bytes.byteLength !== body.byteLength || bytes[4095] !== 0xff) {
+              throw new Error(`rt-request-echo: ${bytes.byteLength} bytes echoed, expected ${body.byteLength}`);
+            }
+          }
+        },
+      };
+    }
+
     case "rt-serve-0":
     case "rt-serve-3": {
       // rt-serve-0: the source itself is the body (a stream that is no transform's readable side)

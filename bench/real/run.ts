@@ -42,7 +42,8 @@ const USAGE = `usage: node bench/real/run.ts [options]
   --filter=IDS       rows whose id contains one of the comma-separated words (pipe, ai, react, hono, end, ...)
   --rounds=N         processes per side and row, the sides interleaved (default 3; quick 2)
   --time=MS          sampling time per process (default 1000; quick 400)
-  --warm=MS          warm-up before sampling (default: half of --time for servers, a quarter in-process)
+  --warm=MS          a server's warm-up under load before sampling (default: half of --time); in-process rows
+                     warm up for a quarter of --time
   --quick            --rounds=2 --time=400
   --profile          one more process per side and row with a CPU profile of the measured part: CPU shares
   --profile-dir=DIR  keep those profiles as DIR/<runtime>-<row>-<on|off>.cpuprofile
@@ -54,7 +55,7 @@ interface Options {
   filter: string;
   rounds: number;
   timeMs: number;
-  /** warm-up per process; undefined: the defaults of --time */
+  /** a server's warm-up under load; undefined: half of timeMs */
   warmMs?: number;
   profile: boolean;
   profileDir?: string;
@@ -199,7 +200,7 @@ async function runSide(
     row: row.id,
     patch,
     timeMs: options.timeMs,
-    warmMs: options.warmMs ?? options.timeMs / 4,
+    warmMs: options.timeMs / 4,
     profile,
   };
   const env: Record<string, string> = options.profileDir ? { FUSESTREAMS_REAL_PROFILE_DIR: options.profileDir } : {};
@@ -449,7 +450,7 @@ for (const runtime of options.runtimes) {
   const version: { name?: string } = {};
   console.log(
     `\n=== ${runtime}: ${rows.length} rows, ${options.rounds} rounds x 2 sides, ${options.timeMs} ms per process${
-      options.warmMs === undefined ? "" : ` after ${options.warmMs} ms of warm-up`
+      options.warmMs === undefined ? "" : `, servers warmed for ${options.warmMs} ms`
     }${options.profile ? ", profiled" : ""} ===`,
   );
   const started = performance.now();

@@ -402,4 +402,59 @@ test("directBody (Bun): every byte, once, in order, across batches, through Bun'
   assert.equal(await readBytes(directBody(pullBytes(count, { n: 0 }, 16), "Response"), true), expected, "slow reader");
 });
 
+/** A full, synchronous garbage collection (Bun.gc on Bun; V8's gc, exposed at run time, on Node and Deno). */
+async function fullGc(): Promise<void> {
+  for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  if (bun !== undefined) return bun.gc(true);
+  const { setFlagsFromString } = await import("node:v8");
+  const { runInNewContext } = await import("node:vm");
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  gc();
+  gc();
+}
+
+/**
+ * One stream of ours (a source through a transform) read to its end through `bridge`: a weak reference to ours,
+ * and the native stream, which the caller keeps. In a function of its own, so that no register of the test's
+ * suspended frame still holds ours when the collector runs.
+ */
+async function readThroughBridge(
+  bridge: typeof batchedBody,
+): Promise<{ ours: WeakRef<object>; native: globalThis.ReadableStream<Uint8Array> }> {
+  let n = 0;
+  const ours = new fuse.ReadableStream<Uint8Array>({
+    pull(c) {
+      if (n++ < 3) c.enqueue(new Uint8Array(16).fill(n));
+      else c.close();
+    },
+  }).pipeThrough(new fuse.TransformStream<Uint8Array, Uint8Array>());
+  const native = bridge(ours, "Response");
+  const reader = native.getReader();
+  let bytes = 0;
+  for (let r = await reader.read(); !r.done; r = await reader.read()) bytes += r.value.byteLength;
+  assert.is(bytes, 48);
+  reader.releaseLock();
+  return { ours: new WeakRef(ours), native };
+}
+
+test("batchedBody: a bridge read to its end keeps none of our stream (SLOT-NOT-WEAKMAP)", async () => {
+  // A native body can outlive its read (held by a Response, or promoted by a minor GC): it must not keep our
+  // stream's graph with it. Before the bridge let go of its claim at the first pull, the claim held ours.
+  for (const bridge of [batchedBody, batchedBodyParts]) {
+    const read = [];
+    for (let i = 0; i < 8; i++) read.push(await readThroughBridge(bridge));
+    await fullGc();
+    const alive = read.filter(({ ours }) => ours.deref() !== undefined).length;
+    // JavaScriptCore scans the machine stack conservatively: a stale word there may keep one object alive.
+    const tolerated = (globalThis as { Bun?: unknown }).Bun === undefined ? 0 : 1;
+    assert.ok(
+      alive <= tolerated,
+      `${bridge.name}: ${alive} of 8 streams of ours kept by the bridges that read them (${tolerated} tolerated)`,
+    );
+    assert.ok(read.every(({ native }) => native.locked === false));
+  }
+});
+
 test.run();

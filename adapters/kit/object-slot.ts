@@ -13,9 +13,13 @@
  * @module
  */
 
-/** What the property holds: a box, so that an owner frozen after it took the slot can still have it changed. */
+/**
+ * What the property holds: a box, so that an owner frozen after it took the slot can still have it changed, and
+ * that names its owner, so that a Proxy of the owner (whose traps forward to it) does not pass for the owner.
+ */
 interface Box<T> {
   value: T | undefined;
+  readonly owner: object;
 }
 
 /** One kind of value kept with objects (see the module's documentation). */
@@ -31,8 +35,14 @@ export class ObjectSlot<T> {
 
   /** The value kept with `owner`, or undefined. */
   get(owner: object): T | undefined {
-    if (Object.hasOwn(owner, this.#key)) return (owner as Record<symbol, Box<T>>)[this.#key]!.value;
-    return this.#fallback?.get(owner);
+    return this.#box(owner)?.value ?? this.#fallback?.get(owner);
+  }
+
+  /** The box `owner` holds itself, or undefined. */
+  #box(owner: object): Box<T> | undefined {
+    if (!Object.hasOwn(owner, this.#key)) return undefined;
+    const box = (owner as Record<symbol, Box<T>>)[this.#key]!;
+    return box.owner === owner ? box : undefined;
   }
 
   /** Whether a value is kept with `owner`. */
@@ -42,10 +52,11 @@ export class ObjectSlot<T> {
 
   /** Keeps `value` with `owner`, replacing what was kept with it. */
   set(owner: object, value: T): void {
-    if (Object.hasOwn(owner, this.#key)) {
-      (owner as Record<symbol, Box<T>>)[this.#key]!.value = value;
-    } else if (Object.isExtensible(owner)) {
-      const box: Box<T> = { value };
+    const held = this.#box(owner);
+    if (held !== undefined) {
+      held.value = value;
+    } else if (Object.isExtensible(owner) && !Object.hasOwn(owner, this.#key)) {
+      const box: Box<T> = { value, owner };
       Object.defineProperty(owner, this.#key, { value: box, writable: false, configurable: true, enumerable: false });
     } else {
       (this.#fallback ??= new WeakMap()).set(owner, value);
@@ -54,7 +65,8 @@ export class ObjectSlot<T> {
 
   /** Forgets what was kept with `owner`. */
   delete(owner: object): void {
-    if (Object.hasOwn(owner, this.#key)) (owner as Record<symbol, Box<T>>)[this.#key]!.value = undefined;
+    const held = this.#box(owner);
+    if (held !== undefined) held.value = undefined;
     else this.#fallback?.delete(owner);
   }
 }

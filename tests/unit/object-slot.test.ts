@@ -63,6 +63,26 @@ test("not inherited through the prototype chain", () => {
   assert.is(slot.has(derived), false);
 });
 
+test("a Proxy of the owner is not the owner, as for a WeakMap", () => {
+  const slot = new ObjectSlot<string>("proxied");
+  const owner = {};
+  slot.set(owner, "owner's");
+  const proxy = new Proxy(owner, {});
+  assert.is(slot.get(proxy), undefined);
+  slot.set(proxy, "proxy's");
+  assert.is(slot.get(proxy), "proxy's");
+  assert.is(slot.get(owner), "owner's");
+  slot.delete(proxy);
+  assert.is(slot.get(proxy), undefined);
+  assert.is(slot.get(owner), "owner's");
+  // the owner's property copied onto another object by reflection does not make it the owner
+  const copy = {};
+  for (const key of Object.getOwnPropertySymbols(owner)) {
+    Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(owner, key)!);
+  }
+  assert.is(slot.get(copy), undefined);
+});
+
 test("frozen, sealed and non-extensible objects", () => {
   const slot = new ObjectSlot<string>("fallback");
   const frozen = Object.freeze({});

@@ -635,7 +635,7 @@ export const SCENARIOS: readonly Scenario[] = [
     id: "rt-request-echo",
     group: 12,
     title:
-      "Deno/Bun: 64 requests, each new Request(POST, 4 KiB).body -> 1 transform -> new Response(s).arrayBuffer() (the objects of a request, SLOT-NOT-WEAKMAP)",
+      "Deno/Bun: 64 requests, each new Request(POST, 4 KiB).body -> 1 transform -> new Response(s).arrayBuffer() (the streams and bodies made per request)",
     unit: "ops/s",
     bytes: 0,
     ops: 64,

@@ -171,10 +171,8 @@ export interface WorkerConfig {
   row: string;
   /** `on`: the runtime adapter's patchGlobalWebStreams() before any framework is imported */
   patch: boolean;
-  /** inproc rows: sampling time (ms) */
+  /** inproc rows: sampling time (ms) after a warm-up of a quarter of it */
   timeMs: number;
-  /** inproc rows: warm-up (ms) before sampling */
-  warmMs: number;
   /** take a CPU profile (node:inspector) of the measured part and report its shares */
   profile: boolean;
 }

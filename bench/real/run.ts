@@ -195,14 +195,7 @@ async function runSide(
   profile: boolean,
   options: Options,
 ): Promise<SideRun> {
-  const config: WorkerConfig = {
-    runtime,
-    row: row.id,
-    patch,
-    timeMs: options.timeMs,
-    warmMs: options.timeMs / 4,
-    profile,
-  };
+  const config: WorkerConfig = { runtime, row: row.id, patch, timeMs: options.timeMs, profile };
   const env: Record<string, string> = options.profileDir ? { FUSESTREAMS_REAL_PROFILE_DIR: options.profileDir } : {};
   const worker = new Worker(runtime, config, env);
   const limit = 60_000 + options.timeMs * 4 + (options.warmMs ?? 0);

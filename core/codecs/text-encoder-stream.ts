@@ -125,7 +125,8 @@ defineInterface(TextEncoderStream, "TextEncoderStream");
 export function takeEncoderText(readable: unknown, sink: (input: string) => void): boolean {
   const s = readableStreamInternalOrUndefined(readable);
   // The encoder is found through the transform behind the readable side, not a WeakMap keyed by it: V8 keeps a
-  // WeakMap's young keys and values alive through every minor GC (bench/README.md, "WeakMap entries").
+  // WeakMap's young keys and values alive through every minor GC (bench/README.md, "Steady state and the young
+  // generation").
   const transform = s?.transform as TransformStreamHandle | undefined;
   if (transform === undefined || transform.transformFn !== encodeAndEnqueue) return false;
   const state = transform.transformer as EncoderState;

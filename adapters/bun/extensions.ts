@@ -15,7 +15,8 @@
  *   make Bun's reader of it (`registerNativeReaders`);
  * - `type: "direct"` underlying sources: `new ReadableStream({ type: "direct", pull(controller) { ... } })`
  *   makes Bun's own direct stream (`registerSourceType`), so Bun's consumers and server take it
- *   exactly as they do without the patch; and `type: "bytes"` sources make Bun's own byte stream (BUN-BYTES).
+ *   exactly as they do without the patch (one of ours reading it first runs its source itself:
+ *   BUN-DIRECT-SOURCE, direct-sources.ts); and `type: "bytes"` sources make Bun's own byte stream (BUN-BYTES).
  * @module
  */
 import { ReadableStream, ReadableStreamDefaultReader } from "../../mod.ts";
@@ -24,6 +25,7 @@ import type { PatchTransaction } from "../kit/patch-transaction.ts";
 import { readManyOf, registerNativeReaders, registerSourceType } from "../kit/reader-extensions.ts";
 import { toNativeBody } from "../kit/to-native.ts";
 import { directBody, directTextBody } from "./direct-body.ts";
+import { makeDirectStream } from "./direct-sources.ts";
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
@@ -67,10 +69,8 @@ export function patchBunExtensions(tx: PatchTransaction): void {
 
   // Our reader classes given one of Bun's streams (a body, Bun.file().stream()): Bun's reader.
   registerNativeReaders(tx);
-  // `type: "direct"` sources: Bun's own class makes the stream.
-  registerSourceType(tx, "direct", (source, strategy) => {
-    return new NativeRS(source as UnderlyingDefaultSource, strategy as QueuingStrategy);
-  });
+  // `type: "direct"` sources: Bun's own class makes the stream (with BUN-DIRECT-SOURCE's front source).
+  registerSourceType(tx, "direct", makeDirectStream);
   // BUN-BYTES: `type: "bytes"` sources too. Bun's byte streams are native code that hands its consumers each
   // chunk without the standard's buffer transfer; ours as a Bun body measured 0.45-0.5x Bun's own for `text()`
   // and forwarding, Bun's class under the patch 1.0x (bench/README.md, "Bun's rows"). Every byte stream made

@@ -21,6 +21,7 @@ import { ownBody, patchBodyOwners } from "./body-owners.ts";
 import { patchBunConsumers } from "./consumers.ts";
 import { patchBunExtensions } from "./extensions.ts";
 import { directBody } from "./direct-body.ts";
+import { openDirectSourceShell } from "./direct-sources.ts";
 import { patchBunErrorTexts } from "./error-texts.ts";
 import process from "node:process";
 import { installZlibCodec } from "../kit/zlib-codec.ts";
@@ -74,6 +75,8 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
     { name: "bun-extensions", run: patchBunExtensions },
     { name: "bun error texts", run: patchBunErrorTexts },
     { name: "bun-caller-stack", run: (tx) => tx.defineValue(shellHooks, "onNativeReadError", noteNativeReadError) },
+    // BUN-DIRECT-SOURCE: a direct stream made while patched, read first by ours, runs its source in ours.
+    { name: "bun-direct-sources", run: (tx) => tx.defineValue(shellHooks, "openShell", openDirectSourceShell) },
   ],
 });
 

@@ -41,7 +41,22 @@ export const shellHooks: {
   isByteStream?: (native: globalThis.ReadableStream) => boolean | undefined;
   /** Told each error a default shell's native read rejected with (Bun: caller-stack.ts). */
   onNativeReadError?: (error: unknown) => void;
+  /**
+   * A stream of ours standing for `native` where the runtime reads some of its own streams faster another way
+   * (Bun: a direct stream's source run by ours), with its hold on `native`; or undefined for a default shell.
+   */
+  openShell?: (
+    native: globalThis.ReadableStream<unknown>,
+  ) => { stream: ReadableStream<never>; hold: ShellHold } | undefined;
 } = {};
+
+/** A shell's hold on its native stream (see {@link holdNativeOf}). */
+export interface ShellHold {
+  /** Locks the native stream, as the pipe that took the shell would lock it. */
+  hold(): void;
+  /** Unlocks it when it was only held (nothing read or cancelled). */
+  letGo(): void;
+}
 
 function openReader<R>(native: globalThis.ReadableStream<R>): NativeReader<R> {
   return shellHooks.openReader?.(native) ?? native.getReader();
@@ -64,8 +79,11 @@ export function readableShell<R>(
   bytes: boolean,
   onEnd?: ShellEnd,
 ): ReadableStream<R> {
-  if (!bytes) return defaultShell(native, onEnd);
-  return byteShell(native, onEnd, undefined);
+  if (bytes) return byteShell(native, onEnd, undefined);
+  const opened = onEnd === undefined ? shellHooks.openShell?.(native) : undefined;
+  if (opened === undefined) return defaultShell(native, onEnd);
+  holds.set(opened.stream, opened.hold);
+  return opened.stream as ReadableStream<R>;
 }
 
 /** The byte-stream shell of {@link readableShell} (and of {@link linkedShell}, which passes `body`). */
@@ -239,7 +257,7 @@ class NativeHold<R> {
 }
 
 /** The hold of every shell on its native stream. */
-const holds = new ObjectSlot<NativeHold<unknown>>("fusestreams native hold");
+const holds = new ObjectSlot<ShellHold>("fusestreams native hold");
 
 /**
  * When `shell` is a shell that is locked (a pipe took it): locks its native stream now, as the native
@@ -266,7 +284,7 @@ export function linkedShell<R>(
 }
 
 /** The hold of a shell on its native stream (for body-shells.ts), or undefined for any other stream. */
-export function nativeHoldOf(shell: object): { hold(): void; letGo(): void } | undefined {
+export function nativeHoldOf(shell: object): ShellHold | undefined {
   return holds.get(shell);
 }
 

@@ -27,6 +27,7 @@
 import { ReadableStream } from "../../mod.ts";
 import { Native } from "../kit/natives.ts";
 import type { ShellHold } from "../kit/native-shells.ts";
+import { joinBytes } from "../kit/join-bytes.ts";
 import { ObjectSlot } from "../kit/object-slot.ts";
 
 /** The controller Bun passes to a direct source's `pull()`, as far as sources use it. */
@@ -304,17 +305,14 @@ class DirectSourceRun implements ShellHold {
     return undefined;
   }
 }
+
 /** The parts as one Uint8Array, each string encoded on its own. */
 function encodeEach(parts: (string | Uint8Array)[]): Uint8Array {
-  const bytes = parts.map((part) => typeof part === "string" ? encoder.encode(part) : part);
-  if (bytes.length === 1) return bytes[0]!;
   let size = 0;
-  for (const b of bytes) size += b.byteLength;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const b of bytes) {
-    out.set(b, offset);
-    offset += b.byteLength;
-  }
-  return out;
+  const bytes = parts.map((part) => {
+    const b = typeof part === "string" ? encoder.encode(part) : part;
+    size += b.byteLength;
+    return b;
+  });
+  return bytes.length === 1 ? bytes[0]! : joinBytes(bytes, size);
 }

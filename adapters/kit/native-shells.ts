@@ -44,6 +44,7 @@ export const shellHooks: {
   /**
    * A stream of ours standing for `native` where the runtime reads some of its own streams faster another way
    * (Bun: a direct stream's source run by ours), with its hold on `native`; or undefined for a default shell.
+   * Asked for the default shells of pipes only (not for byte shells, nor shells that report their end).
    */
   openShell?: (
     native: globalThis.ReadableStream<unknown>,

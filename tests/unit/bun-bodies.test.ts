@@ -16,6 +16,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as bun from "../../adapters/bun/mod.ts";
 import { bounded, currentRuntime } from "../shared/contract-suite.ts";
+import { bothWays } from "../shared/bun-both-ways.ts";
 
 const onBun = currentRuntime === "Bun" && typeof Bun !== "undefined";
 const enc = new TextEncoder();
@@ -35,17 +36,6 @@ const bunTest = (name: string, fn: () => Promise<void>): void => {
   });
 };
 if (!onBun) console.log(`bun-bodies: skipped on ${currentRuntime} (Bun's Response is needed)`);
-
-/** Runs `fn` natively and then with the patch on; returns both results as JSON. */
-async function bothWays(fn: () => Promise<unknown>): Promise<[native: string, patched: string]> {
-  const native = JSON.stringify(await fn());
-  bun.patchGlobalWebStreams();
-  try {
-    return [native, JSON.stringify(await fn())];
-  } finally {
-    bun.unpatchGlobalWebStreams();
-  }
-}
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 10));
 const NativeWS = globalThis.WritableStream;

@@ -15,6 +15,7 @@ import {
   type TransformStreamHandle,
 } from "../transform/transform-stream.ts";
 import { utf8Encode } from "./text-natives.ts";
+import { noteOwnBytes } from "../shared/own-bytes.ts";
 import { readableStreamInternalOrUndefined } from "../readable/brand.ts";
 import { READABLE } from "../readable/stream-internal.ts";
 import type { DefaultControllerInternal } from "../readable/default-controller.ts";
@@ -49,7 +50,8 @@ function encodeAndEnqueue(this: EncoderState, chunk: unknown): void {
     input = input.slice(0, last);
   }
   if (this.sink !== undefined) this.sink(input);
-  else TransformStreamEnqueue(this.stream, utf8Encode(input));
+  // OWN-BYTES: the chunk is noted, so a CompressionStream next in the chain need not read its buffer.
+  else TransformStreamEnqueue(this.stream, noteOwnBytes(utf8Encode(input)));
 }
 
 /** "Encode and flush" (Encoding §7.4): a leading surrogate still held becomes U+FFFD (EF BF BD). */

@@ -15,6 +15,7 @@ import {
 import { describeValue } from "../shared/describe.ts";
 import { NativeUint8Array } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
+import { isOwnBytes } from "../shared/own-bytes.ts";
 
 const ArrayBufferIsView = ArrayBuffer.isView;
 const EMPTY = new NativeUint8Array(0);
@@ -25,6 +26,8 @@ const EMPTY = new NativeUint8Array(0);
  * `interfaceName` throws for anything that is not a BufferSource.
  */
 export function bufferSourceBytes(chunk: unknown, interfaceName: string): Uint8Array {
+  // OWN-BYTES: our encoder's chunk is a Uint8Array over an ArrayBuffer of its own, never shared.
+  if (isOwnBytes(chunk)) return chunk;
   const buffer = uint8ArrayBuffer(chunk);
   if (buffer !== undefined && isArrayBuffer(buffer)) return chunk as Uint8Array;
   if (ArrayBufferIsView(chunk)) {

@@ -10,9 +10,11 @@ import {
   DecompressionStream,
   inspectPipeChain,
   ReadableStream,
+  TextEncoderStream,
   TransformStream,
   WritableStream,
 } from "../../mod.ts";
+import { isOwnBytes } from "../../core/shared/own-bytes.ts";
 import {
   type CompressionCodec,
   type CompressionCodecFactory,
@@ -529,6 +531,42 @@ codecTest("a chunk that is not a BufferSource errors both sides with a TypeError
       assert.instance(e, TypeError, `${C.name}: ${String(chunk)}`);
     }
   }
+});
+
+test("OWN-BYTES: a TextEncoderStream's small chunk is known without its buffer; no other chunk is", async () => {
+  const encoder = new TextEncoderStream();
+  const writer = encoder.writable.getWriter();
+  const reader = encoder.readable.getReader();
+  void writer.write("héllo");
+  const small = (await reader.read()).value!;
+  assert.ok(isOwnBytes(small), "the chunk the encoder made last");
+  assert.not.ok(isOwnBytes(small), "once: the slot is emptied");
+  void writer.write("x".repeat(5000));
+  assert.not.ok(isOwnBytes((await reader.read()).value!), "a chunk over 1 KiB is not held");
+  void writer.write("a");
+  const a = (await reader.read()).value!;
+  assert.not.ok(isOwnBytes(new Uint8Array(a)), "a copy is another chunk");
+  assert.not.ok(isOwnBytes(undefined));
+  assert.ok(isOwnBytes(a));
+});
+
+test("OWN-BYTES: encoded text through CompressionStream; a shared view right after is still a TypeError", async () => {
+  const text = "<li>café ☕</li>".repeat(200);
+  const piped = new ReadableStream<string>({
+    start(c) {
+      for (let i = 0; i < text.length; i += 97) c.enqueue(text.slice(i, i + 97));
+      c.close();
+    },
+  }).pipeThrough(new TextEncoderStream()).pipeThrough(new CompressionStream("gzip"));
+  const out = concat(await collect(piped as AsyncIterable<Uint8Array>));
+  sameBytes(new Uint8Array(zlib!.gunzipSync(out)), new TextEncoder().encode(text), "the text, gzipped");
+  if (typeof SharedArrayBuffer !== "function") return;
+  const encoder = new TextEncoderStream();
+  const writer = encoder.writable.getWriter();
+  void writer.write("abc");
+  await encoder.readable.getReader().read();
+  const e = await failure(new CompressionStream("gzip"), [new Uint8Array(new SharedArrayBuffer(4))]);
+  assert.instance(e, TypeError, "a view of a SharedArrayBuffer");
 });
 
 codecTest("a chunk whose buffer is detached once its write settled changes nothing already taken", async () => {

@@ -12,7 +12,7 @@
  * ```
  * @module
  */
-import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
+import type { PatchOptions, RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
 import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
 import { awaitPipeWithCallerStack, noteNativeReadError } from "../kit/caller-stack.ts";
 import { shellHooks } from "../kit/native-shells.ts";
@@ -24,7 +24,7 @@ import { directBody } from "./direct-body.ts";
 import { openDirectSourceShell } from "./direct-sources.ts";
 import { patchBunErrorTexts } from "./error-texts.ts";
 import process from "node:process";
-import { installZlibCodec } from "../kit/zlib-codec.ts";
+import { batchZlibCodec, installZlibCodec, type ZlibCodecOptions } from "../kit/zlib-codec.ts";
 
 export * from "../../mod.ts";
 /** The adapter contract's types (the same on every runtime). */
@@ -39,13 +39,9 @@ export type * from "../kit/contract.ts";
 // Bun's own (its node:zlib handle does not report a truncated stream). Four output chunks may wait unread, so a
 // write resolves before anyone reads, as with Bun's own classes.
 // ZLIB-REUSE: a finished gzip/deflate compressor's handle is reset and kept for the next stream (react-gzip).
-if (onBun()) {
-  installZlibCodec(() => process.getBuiltinModule?.("node:zlib"), {
-    coalesce: false,
-    outputQueue: 4,
-    reuseCompressors: true,
-  });
-}
+const ZLIB: ZlibCodecOptions = { coalesce: false, outputQueue: 4, reuseCompressors: true };
+const loadZlib = () => process.getBuiltinModule?.("node:zlib");
+if (onBun()) installZlibCodec(loadZlib, ZLIB);
 /**
  * Whether the code runs on Bun: the `Bun` namespace with a version string, and a user agent that says Bun
  * (a `Bun` object put on another runtime's global by a shim does not count).
@@ -77,6 +73,8 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
     { name: "bun-caller-stack", run: (tx) => tx.defineValue(shellHooks, "onNativeReadError", noteNativeReadError) },
     // BUN-DIRECT-SOURCE: a direct stream made while patched, read first by ours, runs its source in ours.
     { name: "bun-direct-sources", run: (tx) => tx.defineValue(shellHooks, "openShell", openDirectSourceShell) },
+    // The patch option `compression: "batched"`: chunks gathered into 16 KiB per call (ZLIB-COALESCE).
+    { name: "compression", run: (tx, o) => o.compression === "batched" && batchZlibCodec(tx, loadZlib, ZLIB) },
   ],
 });
 
@@ -85,8 +83,8 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
  * streams (fetch and Request/Response bodies, `Blob.stream()`, `Bun.file().stream()`) pipe into ours, and ours
  * are accepted as bodies by `Response`, `Request` and `fetch`.
  */
-export function patchGlobalWebStreams(): void {
-  adapter.patchGlobalWebStreams();
+export function patchGlobalWebStreams(options?: PatchOptions): void {
+  adapter.patchGlobalWebStreams(options);
 }
 
 /** Puts back exactly what {@link patchGlobalWebStreams} changed. */

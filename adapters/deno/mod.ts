@@ -12,7 +12,7 @@
  * ```
  * @module
  */
-import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
+import type { PatchOptions, RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
 import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { batchedBodyParts } from "../kit/batched-body-bridge.ts";
@@ -28,7 +28,7 @@ import { patchTransfer } from "../kit/transfer.ts";
 import { openResourceReader } from "./resource-reader.ts";
 import { isNativeByteStream } from "./byte-kind.ts";
 import process from "node:process";
-import { installZlibCodec } from "../kit/zlib-codec.ts";
+import { batchZlibCodec, installZlibCodec, type ZlibCodecOptions } from "../kit/zlib-codec.ts";
 
 export * from "../../mod.ts";
 /** The adapter contract's types (the same on every runtime). */
@@ -40,13 +40,13 @@ export type * from "../kit/contract.ts";
 // CompressionStream ends every chunk's output with a flush and writes 255 as the gzip header's OS byte, and so
 // does ours here: the same bytes for gzip, deflate and deflate-raw. Brotli compression stays Deno's own (its
 // compressor is many times faster than node:zlib's at its default quality).
-if (onDeno()) {
-  installZlibCodec(() => process.getBuiltinModule?.("node:zlib"), {
-    flushEachChunk: true,
-    gzipOs: 255,
-    compressFormats: ["gzip", "deflate", "deflate-raw"],
-  });
-}
+const ZLIB: ZlibCodecOptions = {
+  flushEachChunk: true,
+  gzipOs: 255,
+  compressFormats: ["gzip", "deflate", "deflate-raw"],
+};
+const loadZlib = () => process.getBuiltinModule?.("node:zlib");
+if (onDeno()) installZlibCodec(loadZlib, ZLIB);
 
 /**
  * Whether the code runs on Deno: the `Deno` namespace with a version string, and a user agent that says
@@ -78,6 +78,8 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
     { name: "deno-byte-kind", run: (tx) => tx.defineValue(shellHooks, "isByteStream", isNativeByteStream) },
     { name: "transfer", run: patchTransfer },
     { name: "deno error texts", run: patchDenoErrorTexts },
+    // The patch option `compression: "batched"`: no flush per chunk, chunks gathered into 16 KiB (ZLIB-COALESCE).
+    { name: "compression", run: (tx, o) => o.compression === "batched" && batchZlibCodec(tx, loadZlib, ZLIB) },
   ],
 });
 
@@ -86,8 +88,8 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
  * streams (fetch and Request/Response bodies, `Blob.stream()`, `FsFile.readable`) pipe into ours, and ours
  * are accepted as bodies by `Response`, `Request` and `fetch`.
  */
-export function patchGlobalWebStreams(): void {
-  adapter.patchGlobalWebStreams();
+export function patchGlobalWebStreams(options?: PatchOptions): void {
+  adapter.patchGlobalWebStreams(options);
 }
 
 /** Puts back exactly what {@link patchGlobalWebStreams} changed. */

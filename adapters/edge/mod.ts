@@ -22,7 +22,7 @@
  * compatibility flag would otherwise send the text `[object ReadableStream]`).
  * @module
  */
-import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
+import type { PatchOptions, RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
 import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { batchedBody } from "../kit/batched-body-bridge.ts";
@@ -41,7 +41,7 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
   // BODY-BATCH: workerd reads a JavaScript body stream with a C++ call per chunk; batches cut them down.
   bodyBridge: batchedBody,
   // BODY-CONSUME: text()/arrayBuffer()/bytes()/json() of a body of ours read it without the bridge.
-  after: [{ name: "edge-consumers", run: patchBodyConsumers }],
+  after: [{ name: "edge-consumers", run: (tx) => patchBodyConsumers(tx) }],
 });
 
 /**
@@ -58,8 +58,8 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
  * Deno and Bun have adapters of their own, and in a browser the patch is not offered (it is not tested
  * there, and a page's globals are shared with every other script); use {@link toNativeReadableStream}.
  */
-export function patchGlobalWebStreams(): void {
-  adapter.patchGlobalWebStreams();
+export function patchGlobalWebStreams(options?: PatchOptions): void {
+  adapter.patchGlobalWebStreams(options);
 }
 
 /** Puts back exactly what {@link patchGlobalWebStreams} changed (does nothing when not patched). */

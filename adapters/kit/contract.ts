@@ -9,12 +9,34 @@ import type { ReadableStream } from "../../core/internal.ts";
 /** The runtimes fusestreams has an adapter for (`edge`: workerd, edge-light, browsers). */
 export type RuntimeName = "node" | "deno" | "bun" | "edge";
 
+/** What {@link PatchGlobalWebStreams} may be told; every member is optional. */
+export interface PatchOptions {
+  /**
+   * How fusestreams' `CompressionStream` (the global and the exported class) feeds the runtime's compressor while
+   * the patch is in effect:
+   * - `"runtime"` (the default): as the runtime's own `CompressionStream` does, so the compressed bytes are the same
+   *   with the patch on and off (Deno: every written chunk's output ends with a flush and can be decompressed at
+   *   once; Bun: one call into the compressor per chunk).
+   * - `"batched"`: written chunks are gathered into 16 KiB before each call into the compressor, and nothing is
+   *   flushed before the stream ends or the compressor's buffers fill, as Node.js' own `CompressionStream` does:
+   *   less CPU on Deno and Bun (and on Deno smaller output), but bytes that differ from the runtime's own stream's
+   *   (they decompress to the same), and on Deno a chunk's compressed bytes no longer come out as soon as it is written
+   *   (not for a stream a reader must see piece by piece, such as server-sent events). On Node.js and the edge
+   *   runtimes the two are the same.
+   *
+   * Streams made before the patch keep what they had.
+   */
+  readonly compression?: "runtime" | "batched";
+}
+
 /**
  * Makes the runtime's global stream classes fusestreams' for the whole realm, all or nothing: if a step
  * fails, everything already changed is put back and the error names the step. Calling it again while
- * patched does nothing. Throws a `TypeError` at once, changing nothing, when called on another runtime.
+ * patched does nothing (a `TypeError` when `options` ask for something else than the patch in effect).
+ * Throws a `TypeError` at once, changing nothing, when called on another runtime or with options it does not
+ * know.
  */
-export type PatchGlobalWebStreams = () => void;
+export type PatchGlobalWebStreams = (options?: PatchOptions) => void;
 
 /**
  * Puts back exactly every global, prototype property and prototype link the patch changed. Should some

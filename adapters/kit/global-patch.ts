@@ -24,6 +24,7 @@ import {
   ownerOf,
 } from "./natives.ts";
 import { PatchTransaction } from "./patch-transaction.ts";
+import { type ResolvedPatchOptions, resolvePatchOptions, samePatchOptions } from "./patch-options.ts";
 import { type BodyBridge, rememberBody, toNativeBody } from "./to-native.ts";
 
 /**
@@ -60,8 +61,11 @@ const kPatched = Symbol.for("fusestreams.globalPatch");
 export interface PatchStep {
   /** Named in the error when the step fails. */
   readonly name: string;
-  /** Makes the step's changes through `tx` (recorded, so they are undone if a later step fails). */
-  readonly run: (tx: PatchTransaction) => void;
+  /**
+   * Makes the step's changes through `tx` (recorded, so they are undone if a later step fails), as `options` (the
+   * patch's, checked) ask.
+   */
+  readonly run: (tx: PatchTransaction, options: ResolvedPatchOptions) => void;
 }
 
 /** What an adapter passes to {@link createGlobalPatch}. */
@@ -144,6 +148,7 @@ function global(): Record<PropertyKey, unknown> {
 export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
   const label = `patchGlobalWebStreams (fusestreams/${options.runtime})`;
   let tx: PatchTransaction | undefined;
+  let active: ResolvedPatchOptions | undefined;
   const steps: PatchStep[] = [
     ...(options.before ?? []),
     { name: "classes", run: replaceClasses },
@@ -156,8 +161,16 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
     ...(options.after ?? []),
   ];
   return {
-    patchGlobalWebStreams(): void {
-      if (tx !== undefined) return;
+    patchGlobalWebStreams(patchOptions?: unknown): void {
+      const resolved = resolvePatchOptions(label, patchOptions);
+      if (tx !== undefined) {
+        if (samePatchOptions(resolved, active!)) return;
+        throw new TypeError(
+          `${label}: already patched with other options (${
+            JSON.stringify(active)
+          }); unpatch first; nothing was changed`,
+        );
+      }
       const mismatch = options.checkRuntime();
       if (mismatch !== undefined) throw new TypeError(`${label}: ${mismatch}; nothing was changed`);
       if (global()[kPatched] !== undefined) {
@@ -166,14 +179,16 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
         );
       }
       const t = new PatchTransaction(label);
-      for (const step of steps) t.step(step.name, step.run);
+      for (const step of steps) t.step(step.name, (t2) => step.run(t2, resolved));
       t.step("mark", (t2) => t2.defineValue(global(), kPatched, options.runtime, false));
       tx = t;
+      active = resolved;
     },
     unpatchGlobalWebStreams(): void {
       const t = tx;
       if (t === undefined) return;
       tx = undefined;
+      active = undefined;
       t.restore();
     },
     isGlobalWebStreamsPatched(): boolean {

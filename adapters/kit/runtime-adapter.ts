@@ -5,7 +5,7 @@
  * the way a Hono adapter passes a runtime's primitives to a shared core.
  * @module
  */
-import type { RuntimeAdapter, RuntimeName } from "./contract.ts";
+import type { PatchOptions, RuntimeAdapter, RuntimeName } from "./contract.ts";
 import { createGlobalPatch, type GlobalPatch, type GlobalPatchOptions } from "./global-patch.ts";
 import { runtimeMismatch } from "./runtime.ts";
 import { toNativeReadableStream } from "./to-native.ts";
@@ -28,11 +28,11 @@ export function createRuntimeAdapter(config: RuntimeAdapterConfig): RuntimeAdapt
   let patch: GlobalPatch | undefined;
   return {
     runtime: config.runtime,
-    patchGlobalWebStreams(): void {
+    patchGlobalWebStreams(options?: PatchOptions): void {
       (patch ??= createGlobalPatch({
         ...config,
         checkRuntime: () => runtimeMismatch(config.displayName, config.detect()),
-      })).patchGlobalWebStreams();
+      })).patchGlobalWebStreams(options);
     },
     unpatchGlobalWebStreams(): void {
       patch?.unpatchGlobalWebStreams();

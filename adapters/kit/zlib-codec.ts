@@ -27,6 +27,7 @@ import {
   setCompressionCodecFactory,
   typeError,
 } from "../../core/internal.ts";
+import type { PatchTransaction } from "./patch-transaction.ts";
 
 /** zlib's native handle (the `_handle` of a zlib stream object), as Node.js, Deno and Bun implement it. */
 interface ZlibHandle {
@@ -696,4 +697,21 @@ function usableZlib(loadZlib: () => ZlibModule | undefined): ZlibModule | null {
 export function installZlibCodec(loadZlib: () => ZlibModule | undefined, options?: ZlibCodecOptions): void {
   setCompressionCodecFactory(zlibCodecFactory(loadZlib, options));
   setCodecOutputQueue(options?.outputQueue ?? 0);
+}
+
+/**
+ * The patch option `compression: "batched"` (the contract's `PatchOptions`), as a patch step: until `tx` is
+ * undone, new streams get {@link zlibCodecFactory}`(loadZlib, options)` with chunks gathered (ZLIB-COALESCE) and
+ * no flush per chunk; then the codec installed before comes back. `options` are those the adapter installed.
+ */
+export function batchZlibCodec(
+  tx: PatchTransaction,
+  loadZlib: () => ZlibModule | undefined,
+  options: ZlibCodecOptions,
+): void {
+  const batched: ZlibCodecOptions = { ...options, flushEachChunk: false, coalesce: true };
+  const previous = setCompressionCodecFactory(zlibCodecFactory(loadZlib, batched));
+  tx.afterRestore("the compression codec", () => {
+    setCompressionCodecFactory(previous);
+  });
 }

@@ -29,7 +29,7 @@ export {
   toNodeDuplex,
   type ToNodeDuplexOptions,
 } from "./duplex.ts";
-import type { RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
+import type { PatchOptions, RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
 import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { NODE_PATCH, onNode } from "./patch.ts";
@@ -94,8 +94,8 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
  *
  * Node.js only: the same classes are available everywhere from `fusestreams` without any patch.
  */
-export function patchGlobalWebStreams(): void {
-  adapter.patchGlobalWebStreams();
+export function patchGlobalWebStreams(options?: PatchOptions): void {
+  adapter.patchGlobalWebStreams(options);
 }
 
 /**

@@ -26,6 +26,8 @@ export interface Row {
   runtimes: readonly RuntimeKey[];
   /** server rows: the request the load client sends */
   request?: { method: "GET" | "POST"; path: string; bodyBytes?: number };
+  /** the options the `on` side passes to `patchGlobalWebStreams()` (none by default) */
+  patchOptions?: { compression?: "runtime" | "batched" };
 }
 
 const ALL = RUNTIMES;
@@ -67,6 +69,13 @@ export const ROWS: readonly Row[] = [
     kind: "inproc",
     title: "the same -> CompressionStream('gzip') -> new Response(s).arrayBuffer()",
     runtimes: ALL,
+  },
+  {
+    id: "pipe-html-gzip-batched",
+    kind: "inproc",
+    title: "pipe-html-gzip, patched with { compression: 'batched' } (other gzip bytes than the runtime's own)",
+    runtimes: ALL,
+    patchOptions: { compression: "batched" },
   },
   {
     id: "pipe-sse",

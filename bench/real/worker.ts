@@ -69,7 +69,7 @@ function runtimeName(): string {
 // ---- the patch ----
 
 interface AdapterModule {
-  patchGlobalWebStreams(): void;
+  patchGlobalWebStreams(options?: object): void;
   isGlobalWebStreamsPatched(): boolean;
   TransformStream: unknown;
 }
@@ -77,7 +77,7 @@ interface AdapterModule {
 if (config.patch) {
   const dir = config.runtime.startsWith("node") ? "node" : config.runtime;
   const adapter = (await import(`../../adapters/${dir}/mod.ts`)) as AdapterModule;
-  adapter.patchGlobalWebStreams();
+  adapter.patchGlobalWebStreams(row.patchOptions);
   if (!adapter.isGlobalWebStreamsPatched() || globalThis.TransformStream !== adapter.TransformStream) {
     fail(new Error("patchGlobalWebStreams() did not put fusestreams' classes on the globals"));
   }

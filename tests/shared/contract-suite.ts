@@ -482,6 +482,80 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     assert.equal(diffSnapshot(before, snapshotGlobals()), [], "twice over");
   });
 
+  onRuntime(
+    'patch options: compression "runtime" (the default) or "batched"; anything else changes nothing',
+    async () => {
+      const before = snapshotGlobals();
+      for (const bad of [1, "batched", { compression: "fast" }, { compression: 1 }, { compression: "Batched" }]) {
+        assert.throws(
+          () => adapter.patchGlobalWebStreams(bad as never),
+          (e: unknown) => e instanceof TypeError && (e as Error).message.includes("options"),
+          `patchGlobalWebStreams(${JSON.stringify(bad)})`,
+        );
+        assert.not.ok(adapter.isGlobalWebStreamsPatched());
+        assert.equal(diffSnapshot(before, snapshotGlobals()), [], `nothing changed by ${JSON.stringify(bad)}`);
+      }
+      adapter.patchGlobalWebStreams({ compression: "batched" });
+      try {
+        adapter.patchGlobalWebStreams({ compression: "batched" }); // the same options: a no-op
+        for (const other of [undefined, { compression: "runtime" as const }]) {
+          assert.throws(
+            () => adapter.patchGlobalWebStreams(other),
+            (e: unknown) => e instanceof TypeError && (e as Error).message.includes("already patched"),
+          );
+        }
+        assert.ok(adapter.isGlobalWebStreamsPatched());
+      } finally {
+        adapter.unpatchGlobalWebStreams();
+      }
+      assert.equal(diffSnapshot(before, snapshotGlobals()), [], "nothing differs after unpatch");
+      const NativeDS = Native.DecompressionStream;
+      if (Native.CompressionStream === undefined || NativeDS === undefined) {
+        console.log(`(${currentRuntime} has no CompressionStream: the compression part of this case does not apply)`);
+        return;
+      }
+      const rows = renderRows(400);
+      type CS = new (format: "gzip") => TransformStream<Uint8Array, Uint8Array>;
+      const gzip = async (C: unknown): Promise<Uint8Array> =>
+        new Uint8Array(
+          await new Response(oursOf(...rows.map((row) => enc.encode(row))).pipeThrough(new (C as CS)("gzip")))
+            .arrayBuffer(),
+        );
+      const gunzip = (bytes: Uint8Array): Promise<string> =>
+        collectText(nativeOf(bytes).pipeThrough(new NativeDS("gzip") as never));
+      const native = await gzip(Native.CompressionStream);
+      const byDefault = await patched(() => gzip(globalThis.CompressionStream));
+      adapter.patchGlobalWebStreams({ compression: "batched" });
+      let batched: Uint8Array;
+      try {
+        batched = await gzip(globalThis.CompressionStream);
+        assert.equal(await gzip(fuse.CompressionStream), batched, "the exported class compresses as the global");
+      } finally {
+        adapter.unpatchGlobalWebStreams();
+      }
+      // node:zlib run synchronously (Node.js, Deno, Bun) makes the same bytes every time; workerd's own streams, driven
+      // in batches (the edge adapter), cut their output where the batches fell.
+      const zlibSync = runtime === "Node.js" || runtime === "Deno" || runtime === "Bun";
+      if (zlibSync) assert.equal(await gzip(fuse.CompressionStream), byDefault, "after unpatch: as before the patch");
+      for (const [what, bytes] of [["native", native], ["runtime", byDefault], ["batched", batched]] as const) {
+        assert.is(await gunzip(bytes), rows.join(""), `${what}: decompresses to what was written`);
+      }
+      if (zlibSync) assert.equal(byDefault, native, '"runtime": the runtime\'s own bytes');
+      if (runtime === "Deno") {
+        // No flush after each of the 400 chunks (each one at least 5 bytes).
+        assert.ok(
+          batched.byteLength < native.byteLength,
+          `"batched": smaller (${batched.byteLength} < ${native.byteLength})`,
+        );
+      } else if (runtime === "Bun") {
+        // Bun's zlib cuts its output where its input was cut: 16 KiB per call are other bytes.
+        assert.not.equal(batched, native, '"batched": other bytes than Bun\'s own');
+      } else if (zlibSync) {
+        assert.equal(batched, byDefault, '"batched": the same bytes here');
+      }
+    },
+  );
+
   // ---- a server streaming a render through 3 of our transforms, the runtime's fetch piping and cloning
 
   onServer(

@@ -14,12 +14,12 @@ import {
   TransformStream,
   WritableStream,
 } from "../../mod.ts";
-import { isOwnBytes } from "../../core/shared/own-bytes.ts";
 import {
   type CompressionCodec,
   type CompressionCodecFactory,
   type CompressionFormat,
   createNativeCodec,
+  isOwnBytes,
   setCodecOutputQueue,
   setCompressionCodecFactory,
 } from "../../core/internal.ts";

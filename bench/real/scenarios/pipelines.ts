@@ -85,7 +85,8 @@ export function build(id: string, natives: Natives): InprocRow {
         },
       };
     }
-    case "pipe-html-gzip": {
+    case "pipe-html-gzip":
+    case "pipe-html-gzip-batched": {
       const strings = htmlStrings(SIZES.htmlStrings);
       const want = htmlExpected(strings);
       const trailer = { crc: crc32(want), size: want.byteLength };

@@ -144,7 +144,8 @@ const HOLD_BYTES = 64 * 1024;
 /**
  * BRIDGE-BATCH: `stream` read in batches into `sink`, one chunk after the other; a write that returns a
  * promise keeps the rest of its batch (at most `stream`'s queue and `HOLD_BYTES` plus a chunk of a
- * synchronous pull() chain) until it settles. Ends as the pipe does: `stream`'s close closes the sink and
+ * synchronous pull() chain) until it settles. BRIDGE-ONE: when a wait gave one chunk (a source that produces one
+ * per wake), the next waits are plain reads, until chunks are found queued. Ends as the pipe does: `stream`'s close closes the sink and
  * releases `stream`; its error rejects `done` with the same object; a bad chunk or a failing sink cancels
  * `stream` with that error and rejects `done` with it; the native side's cancel cancels `stream` at once.
  */
@@ -174,10 +175,28 @@ function batchedBridge<T>(
   };
   const run = async (): Promise<void> => {
     const batches = (reader = acquireBatchReader(stream as unknown as ReadableStreamLike<unknown>, context));
+    /** BRIDGE-ONE: the last wait gave one chunk; wait with a plain read until chunks come faster. */
+    let oneByOne = false;
     try {
       for (;;) {
-        let next = batches.readAs(answer);
-        if (isBatchPromise(next)) next = await next;
+        let next: Batch<unknown> | Promise<Batch<unknown>>;
+        if (!oneByOne) {
+          next = batches.readAs(answer);
+          if (isBatchPromise(next)) {
+            next = await next;
+            // (ours only: another implementation's queue cannot be seen, so there would be no way back)
+            oneByOne = batches.ours && next !== BATCH_DONE && next.length === 1;
+          }
+        } else {
+          const queued = batches.takeQueued();
+          if (queued !== undefined) {
+            next = queued;
+            oneByOne = false;
+          } else {
+            const result = await batches.readOne();
+            next = result.done ? BATCH_DONE : [result.value];
+          }
+        }
         if (cancelled !== undefined) return;
         if (next === BATCH_DONE) {
           sink.close();

@@ -64,29 +64,7 @@ export class ReadableStreamDefaultReader<R = any> {
   read(): Promise<ReadResult<R>> {
     const r = getReader(this);
     if (r === undefined) return PromiseReject(illegal());
-    const stream = r.stream;
-    if (stream === undefined) return PromiseReject(typeError("Cannot read from a released reader"));
-    if (stream.state === READABLE) {
-      // FP-READ: a chunk already queued resolves the read at once, without a read-request object.
-      stream.disturbed = true;
-      const chunk = stream.readSync();
-      if (chunk !== NO_CHUNK) return PromiseResolve({ value: chunk as R, done: false });
-      // ReadableStreamDefaultReaderRead on a readable stream whose queue is empty. FP-OWN-REQUEST: the reader's
-      // own request when no read waits on it (request objects are internal; the promise is new).
-      let request = r.ownRequest;
-      if (request === undefined) request = r.ownRequest = new PromiseReadRequest();
-      else if (request.armed) request = new PromiseReadRequest();
-      const promise = request.arm();
-      stream.pullStepsEmpty(request);
-      return promise as Promise<ReadResult<R>>;
-    } else if (stream.state === CLOSED) {
-      stream.disturbed = true;
-      return PromiseResolve({ value: undefined, done: true });
-    }
-    const request = new PromiseReadRequest();
-    const promise = request.arm();
-    ReadableStreamDefaultReaderRead(r, request);
-    return promise as Promise<ReadResult<R>>;
+    return readWithPromise(r) as Promise<ReadResult<R>>;
   }
 
   /** Releases the lock; pending reads reject with a TypeError. */
@@ -98,6 +76,37 @@ export class ReadableStreamDefaultReader<R = any> {
   }
 }
 defineInterface(ReadableStreamDefaultReader, "ReadableStreamDefaultReader");
+
+/**
+ * The steps of `ReadableStreamDefaultReader.prototype.read()` after the brand check (Streams §4.3.3): a promise of
+ * the next read result, rejected with a TypeError for a released reader. Also the one-chunk read of the batch
+ * readers (`BatchReader.readOne`).
+ */
+export function readWithPromise(r: ReaderInternal): Promise<ReadResult<unknown>> {
+  const stream = r.stream;
+  if (stream === undefined) return PromiseReject(typeError("Cannot read from a released reader"));
+  if (stream.state === READABLE) {
+    // FP-READ: a chunk already queued resolves the read at once, without a read-request object.
+    stream.disturbed = true;
+    const chunk = stream.readSync();
+    if (chunk !== NO_CHUNK) return PromiseResolve({ value: chunk, done: false });
+    // ReadableStreamDefaultReaderRead on a readable stream whose queue is empty. FP-OWN-REQUEST: the reader's
+    // own request when no read waits on it (request objects are internal; the promise is new).
+    let request = r.ownRequest;
+    if (request === undefined) request = r.ownRequest = new PromiseReadRequest();
+    else if (request.armed) request = new PromiseReadRequest();
+    const promise = request.arm();
+    stream.pullStepsEmpty(request);
+    return promise as Promise<ReadResult<unknown>>;
+  } else if (stream.state === CLOSED) {
+    stream.disturbed = true;
+    return PromiseResolve({ value: undefined, done: true });
+  }
+  const request = new PromiseReadRequest();
+  const promise = request.arm();
+  ReadableStreamDefaultReaderRead(r, request);
+  return promise as Promise<ReadResult<unknown>>;
+}
 
 /** The internal state of a fusestreams ReadableStreamDefaultReader, or undefined if `x` is not one. */
 export function defaultReaderInternalOrUndefined(x: unknown): ReaderInternal | undefined {

@@ -428,7 +428,7 @@ bunTest(
         parts.push(next.value.slice());
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
-      return new Uint8Array(await new Blob(parts).arrayBuffer());
+      return new Uint8Array(await new Blob(parts as BlobPart[]).arrayBuffer());
     };
     const server = Bun.serve({
       hostname: "127.0.0.1",

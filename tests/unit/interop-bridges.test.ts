@@ -247,6 +247,62 @@ test("batchedBody: every byte, once, in order, across batches (push bursts, a pu
   }
 });
 
+/**
+ * An async pull source of `count` byte chunks: one per pull, after a task (BRIDGE-ONE reads it one by one), except
+ * pulls `burstAt` to `burstAt + 9`, which enqueue 5 chunks each at once (the bridge goes back to batches); ends
+ * with `end` (a close, or an error).
+ */
+function tricklingBytes(count: number, burstAt: number, end: Error | undefined, cancelled: unknown[] = []) {
+  let i = 0;
+  let pulls = 0;
+  return new fuse.ReadableStream<Uint8Array>({
+    async pull(c) {
+      await sleep(0);
+      const n = pulls >= burstAt && pulls < burstAt + 10 ? 5 : 1;
+      pulls++;
+      for (let k = 0; k < n && i < count; k++) c.enqueue(byteChunk(i++));
+      if (i === count) {
+        if (end === undefined) c.close();
+        else c.error(end);
+      }
+    },
+    cancel(reason) {
+      cancelled.push(reason);
+    },
+  });
+}
+
+test("batchedBody (BRIDGE-ONE): a source that trickles, bursts, trickles: every byte in order; its error, its cancel", async () => {
+  const count = 150;
+  for (const slow of [false, true]) {
+    for (const bridge of [batchedBody, batchedBodyParts]) {
+      const got = await readBytes(bridge(tricklingBytes(count, 40, undefined), "Response"), slow);
+      assert.equal(got, allBytes(count), `${bridge.name}, ${slow ? "slow" : "fast"} reader`);
+    }
+  }
+  const boom = new Error("boom after a trickle");
+  const failing = batchedBody(tricklingBytes(30, 100, boom), "Response").getReader();
+  const got: number[] = [];
+  const end = await (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await failing.read();
+        if (done) return "closed";
+        got.push(...value!);
+      }
+    } catch (e) {
+      return e;
+    }
+  })();
+  assert.is(end, boom, "the error, by identity, after the chunks before it");
+  assert.equal(got, allBytes(30));
+  const cancelled: unknown[] = [];
+  const reader = batchedBody(tricklingBytes(1000, 1000, undefined, cancelled), "Response").getReader();
+  for (let k = 0; k < 5; k++) await reader.read();
+  await reader.cancel("enough");
+  assert.equal(cancelled, ["enough"], "cancelled while read one by one, with the reason");
+});
+
 test("batchedBodyParts: a pull hands out every buffered chunk as it is, in order; batchedBody joins them", async () => {
   const make = (): { stream: fuse.ReadableStream<Uint8Array>; chunks: Uint8Array[] } => {
     const chunks = [1, 2, 3, 4, 5].map((n) => new Uint8Array(n).fill(n));

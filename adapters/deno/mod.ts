@@ -87,6 +87,10 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
  * Makes Deno's global stream classes fusestreams' (all or nothing; see the adapter contract): native
  * streams (fetch and Request/Response bodies, `Blob.stream()`, `FsFile.readable`) pipe into ours, and ours
  * are accepted as bodies by `Response`, `Request` and `fetch`.
+ *
+ * @param options `compression: "batched"` lets our CompressionStream gather chunks and flush none of them per chunk
+ * (less CPU, smaller output, other bytes than Deno's own, and a chunk's output no longer at once); the default
+ * keeps Deno's bytes and its flush per chunk. See {@link PatchOptions}.
  */
 export function patchGlobalWebStreams(options?: PatchOptions): void {
   adapter.patchGlobalWebStreams(options);

@@ -57,6 +57,9 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
  * Anywhere else (a browser, Node.js, Deno, Bun) it throws a TypeError at once and changes nothing: Node.js,
  * Deno and Bun have adapters of their own, and in a browser the patch is not offered (it is not tested
  * there, and a page's globals are shared with every other script); use {@link toNativeReadableStream}.
+ *
+ * @param options See {@link PatchOptions}; `compression` changes nothing here (workerd's own compressor is fed in
+ * batches either way).
  */
 export function patchGlobalWebStreams(options?: PatchOptions): void {
   adapter.patchGlobalWebStreams(options);

@@ -93,6 +93,9 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
  * ```
  *
  * Node.js only: the same classes are available everywhere from `fusestreams` without any patch.
+ *
+ * @param options See {@link PatchOptions}; `compression` changes nothing on Node.js (its zlib makes the same bytes
+ * however its input is cut, and chunks are gathered either way).
  */
 export function patchGlobalWebStreams(options?: PatchOptions): void {
   adapter.patchGlobalWebStreams(options);

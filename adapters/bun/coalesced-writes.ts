@@ -17,7 +17,7 @@
  * scratch is left to it and the next join takes a new one.
  * @module
  */
-import { joinBytes } from "../kit/join-bytes.ts";
+import { copyParts, joinBytes } from "../kit/join-bytes.ts";
 import { noop } from "../kit/natives.ts";
 
 /** How many gathered bytes are written at once, without waiting for the task to end. */
@@ -65,8 +65,10 @@ export function coalescedWriter(sinkWrite: (chunk: unknown) => unknown): Coalesc
     let data: Uint8Array;
     let joined: Uint8Array | undefined;
     if (parts.length === 1) data = parts[0]!;
-    else if (size <= SCRATCH_BYTES) data = joinInto(joined = scratch ??= new Uint8Array(SCRATCH_BYTES), parts, size);
-    else data = joinBytes(parts, size);
+    else if (size <= SCRATCH_BYTES) {
+      copyParts(joined = scratch ??= new Uint8Array(SCRATCH_BYTES), parts);
+      data = joined.subarray(0, size);
+    } else data = joinBytes(parts, size);
     parts = [];
     size = 0;
     const written = sinkWrite(data);
@@ -104,14 +106,4 @@ export function coalescedWriter(sinkWrite: (chunk: unknown) => unknown): Coalesc
       flushNow()?.then(undefined, noop);
     },
   };
-}
-
-/** `parts` (`size` bytes in all) one after the other at the start of `buffer`; the view of them. */
-function joinInto(buffer: Uint8Array, parts: readonly Uint8Array[], size: number): Uint8Array {
-  let offset = 0;
-  for (const part of parts) {
-    buffer.set(part, offset);
-    offset += part.byteLength;
-  }
-  return buffer.subarray(0, size);
 }

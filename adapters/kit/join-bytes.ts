@@ -9,10 +9,15 @@
 /** A new Uint8Array holding `parts` one after the other (`size`: their total length). */
 export function joinBytes(parts: readonly Uint8Array[], size: number): Uint8Array<ArrayBuffer> {
   const all = new Uint8Array(size);
+  copyParts(all, parts);
+  return all;
+}
+
+/** Copies `parts` one after the other to the start of `buffer` (which holds them all). */
+export function copyParts(buffer: Uint8Array, parts: readonly Uint8Array[]): void {
   let offset = 0;
   for (const part of parts) {
-    all.set(part, offset);
+    buffer.set(part, offset);
     offset += part.byteLength;
   }
-  return all;
 }

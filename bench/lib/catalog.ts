@@ -256,6 +256,15 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
   },
   {
+    id: "writer-pull",
+    group: 9,
+    title:
+      "Hono streaming shape: each chunk's writer.write() awaited into a TransformStream() read by a ReadableStream({ async pull }) forwarding it -> reader loop",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
     id: "floor-async-transform-6",
     group: 11,
     title:

@@ -378,6 +378,30 @@ export function build(id: string, impl: WebImpl, data: Data, shared: Shared): Be
         },
       };
 
+    case "writer-pull":
+      return {
+        async run() {
+          const tally = new Tally();
+          const { readable, writable } = new TS<Uint8Array, Uint8Array>();
+          const writer = writable.getWriter();
+          const reader = readable.getReader();
+          const out = new RS<Uint8Array>({
+            async pull(controller) {
+              const { done, value } = await reader.read();
+              if (done) controller.close();
+              else controller.enqueue(value);
+            },
+          });
+          const written = (async () => {
+            for (const chunk of chunks) await writer.write(chunk);
+            await writer.close();
+          })();
+          await readAll(out, tally);
+          await written;
+          tally.check(expect, "writer -> TransformStream -> reader-pull -> reader loop");
+        },
+      };
+
     case "html-gzip": {
       // Each implementation's own CompressionStream (ours: with its runtime adapter's codec); one without one
       // takes no part. Without a TextEncoderStream of its own, the encoder is a TransformStream calling

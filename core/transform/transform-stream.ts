@@ -19,8 +19,8 @@ import {
   EXTERNAL_START,
   invokePromiseCallback,
   invokePromiseCallback2,
-  LazyPromise,
   newDeferred,
+  promiseResolvedWith,
   REUSE_ARGUMENT_LISTS,
 } from "../shared/promise.ts";
 import { convertCallback, isObject, rangeError, typeError } from "../shared/webidl.ts";
@@ -61,6 +61,8 @@ import {
   WritableStreamDefaultControllerStarted,
   WritableStreamDefaultControllerUponStart,
   WritableStreamInternal,
+  WritableStreamUponWrite,
+  WRITE_PENDING,
   type WriteRequest,
 } from "../writable/stream-internal.ts";
 import { wrapWritableStream, type WritableStream } from "../writable/writable-stream.ts";
@@ -102,7 +104,13 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
   readable!: DefaultControllerInternal;
   writable!: WritableStreamInternal;
   backpressure: boolean | undefined = undefined;
-  backpressureChangePromise: LazyPromise | undefined = undefined;
+  /**
+   * FP-TS-WRITE: a write waiting for the next backpressure change (the spec's reaction to
+   * [[backpressureChangePromise]]) and its chunk.
+   */
+  writeWaiting = false;
+  waitingChunk: unknown = undefined;
+  runWaitingWrite: (() => void) | undefined = undefined;
   // The controller's slots.
   finishPromise: Deferred<undefined> | undefined = undefined;
   transformer: unknown = undefined;
@@ -317,7 +325,6 @@ function InitializeTransformStream(
   SetUpWritableStreamDefaultController(writable, startAlgorithm, stream, writableHighWaterMark, writableSizeAlgorithm);
   stream.readable = CreateReadableStream(startAlgorithm, stream, readableHighWaterMark, readableSizeAlgorithm);
   stream.backpressure = undefined;
-  stream.backpressureChangePromise = undefined;
   TransformStreamSetBackpressure(stream, true);
   SetDirectWriteGate(writable, stream);
   stream.readable.transform = stream;
@@ -413,12 +420,11 @@ function TransformStreamErrorWritableAndUnblockWrite(stream: TransformStreamInte
 
 /** TransformStreamSetBackpressure(stream, backpressure). */
 function TransformStreamSetBackpressure(stream: TransformStreamInternal, backpressure: boolean): void {
-  const previous = stream.backpressureChangePromise;
-  if (previous !== undefined) {
-    // FP-TS-SYNC: the new promise is made when something first waits on it (a pending promise made then is
-    // resolved here as one made now would be)
-    stream.backpressureChangePromise = undefined;
-    previous.resolve();
+  // Resolving [[backpressureChangePromise]] (a new one stands in its place) queues the one reaction to it: a
+  // waiting write's (FP-TS-WRITE; only while [[backpressure]] is true) or a pull's (FP-TS-PULL; only while false).
+  if (stream.writeWaiting) {
+    stream.writeWaiting = false;
+    queueMicrotask(stream.runWaitingWrite ??= makeRunWaitingWrite(stream));
   }
   if (stream.pullWaiting) {
     stream.pullWaiting = false;
@@ -480,16 +486,45 @@ function makeTransformRejected(c: TransformStreamInternal): (r: unknown) => neve
   };
 }
 
-/** The rest of TransformStreamDefaultSinkWriteAlgorithm when [[backpressure]] is true. */
+/**
+ * The rest of TransformStreamDefaultSinkWriteAlgorithm when [[backpressure]] is true. FP-TS-WRITE: instead of
+ * reacting to [[backpressureChangePromise]] and handing the writable side the promise of that reaction, the
+ * chunk waits in the stream, TransformStreamSetBackpressure queues the reaction's steps as the promise's
+ * resolution would, and they give the writable side their result as the reaction's promise would settle.
+ */
 function TransformStreamWriteAfterBackpressureChange(
   stream: TransformStreamInternal,
   chunk: unknown,
 ): Promise<unknown> {
-  return PromisePrototypeThen((stream.backpressureChangePromise ??= new LazyPromise()).promise, () => {
-    const writable = stream.writable;
-    if (writable.state === ERRORING) throw writable.storedError;
-    return TransformStreamDefaultControllerPerformTransform(stream, chunk);
-  });
+  stream.waitingChunk = chunk;
+  stream.writeWaiting = true;
+  return WRITE_PENDING;
+}
+
+function makeRunWaitingWrite(stream: TransformStreamInternal): () => void {
+  return () => TransformStreamWaitingWriteSteps(stream);
+}
+
+/** The fulfillment steps of the reaction TransformStreamWriteAfterBackpressureChange stands for. */
+function TransformStreamWaitingWriteSteps(stream: TransformStreamInternal): void {
+  const chunk = stream.waitingChunk;
+  stream.waitingChunk = undefined;
+  const writable = stream.writable;
+  let result: AlgorithmResult;
+  if (writable.state === ERRORING) {
+    // A throw in the steps rejects the reaction's promise at once.
+    result = PromiseReject(writable.storedError);
+  } else {
+    try {
+      result = TransformStreamDefaultControllerPerformTransform(stream, chunk);
+    } catch (e) {
+      result = PromiseReject(e);
+    }
+    // A reaction that returns a promise resolves its own promise with it, through a job (FP-TS-SYNC: a
+    // transform that finished synchronously returns nothing, and its reaction's promise is fulfilled at once).
+    if (result !== undefined) result = promiseResolvedWith(result);
+  }
+  WritableStreamUponWrite(writable, result);
 }
 
 /** TransformStreamDefaultControllerTerminate(controller). */

@@ -45,6 +45,13 @@ export interface WriteRequest {
   reject(e: unknown): void;
 }
 
+/**
+ * What an internal write algorithm returns instead of a promise when it will hand its result to
+ * WritableStreamUponWrite itself, later (TransformStream's write waiting on backpressure, FP-TS-WRITE). Never
+ * reaches user code.
+ */
+export const WRITE_PENDING: Promise<unknown> = Object.freeze(Object.create(null)) as Promise<unknown>;
+
 /** The sink algorithms: write, close and abort (SetUpWritableStreamDefaultController). */
 export interface SinkAlgorithms {
   write(chunk: unknown): AlgorithmResult;
@@ -587,6 +594,7 @@ function WritableStreamDefaultControllerProcessWriteSteps(
  * made once per stream, each when first needed (the rejection one in the extras).
  */
 export function WritableStreamUponWrite(c: WritableStreamInternal, result: AlgorithmResult): void {
+  if (result === WRITE_PENDING) return; // FP-TS-WRITE: the algorithm calls this again with its result
   const onFulfilled = c.onWriteFulfilled ??= makeWriteFulfilled(c);
   if (result === undefined) {
     queueMicrotask(onFulfilled);

@@ -424,6 +424,71 @@ test("backpressure: transforms run until the readable queue reaches its high-wat
   reader.releaseLock();
 });
 
+/**
+ * Three writes queued behind backpressure, four reads, and what settles in which microtask (counted by a chain
+ * of `await null` started with them). `end` closes the writer, aborts it or cancels the reader.
+ */
+async function settleOrder(transformer: Transformer<string, string> | undefined, end: string): Promise<string> {
+  const log: string[] = [];
+  let tick = 0;
+  const ts = new TransformStream<string, string>(transformer);
+  const writer = ts.writable.getWriter();
+  const reader = ts.readable.getReader();
+  await delay();
+  const ticker = (async () => {
+    for (let i = 0; i < 40; i++) {
+      await null;
+      tick++;
+    }
+  })();
+  const note = (what: string) => (value?: unknown) => {
+    const result = value as ReadableStreamReadResult<string> | undefined;
+    log.push(`${what}${result?.done ? "done" : result?.value ?? ""}@${tick}`);
+  };
+  for (const chunk of ["a", "b", "c"]) writer.write(chunk).then(note(`w${chunk}`), note(`w${chunk}!`));
+  writer.ready.then(note("ready"), note("ready!"));
+  writer.closed.then(note("closed"), note("closed!"));
+  if (end !== "close") {
+    await null;
+    if (end === "abort") writer.abort(new Error("aborted")).then(note("aborted"));
+    else reader.cancel(new Error("cancelled")).then(note("cancelled"));
+  }
+  for (let i = 0; i < 4; i++) reader.read().then(note("r"), note("r!"));
+  if (end === "close") writer.close().then(note("close"), note("close!"));
+  await ticker;
+  return log.join(" ");
+}
+
+// FP-TS-WRITE: a write waiting on backpressure settles in the microtask the spec's promise reactions give it.
+test("backpressure: writes waiting on it settle in the spec's order (sync, async and throwing transforms)", async () => {
+  const expected = "ready@1 ra@2 wa@3 rb@3 wb@4 rc@4 wc@5 rdone@6 close@7 closed@7";
+  assert.is(await settleOrder(undefined, "close"), expected);
+  assert.is(await settleOrder({ transform: (chunk, c) => c.enqueue(chunk) }, "close"), expected);
+  assert.is(
+    await settleOrder({ transform: async (chunk, c) => c.enqueue(chunk) }, "close"),
+    "ready@1 ra@2 wa@7 rb@7 wb@11 rc@11 wc@15 rdone@16 close@17 closed@17",
+  );
+  assert.is(
+    await settleOrder({
+      transform() {
+        throw new Error("bad");
+      },
+    }, "close"),
+    "ready@1 r!@3 r!@3 r!@3 r!@3 wa!@5 wb!@5 wc!@5 close!@5 closed!@5",
+  );
+});
+
+test("backpressure: writes waiting on it settle in the spec's order when aborted or cancelled", async () => {
+  assert.is(
+    await settleOrder(undefined, "abort"),
+    "ready!@2 wa!@4 wb!@4 wc!@4 r!@5 r!@5 r!@5 r!@5 aborted@6 closed!@6",
+  );
+  assert.is(
+    await settleOrder(undefined, "cancel"),
+    "rdone@2 rdone@2 rdone@2 rdone@2 ready!@3 cancelled@4 wa!@5 wb!@5 wc!@5 closed!@5",
+  );
+});
+
 test("strategies: each side uses its own highWaterMark and size()", async () => {
   let controller!: TransformStreamDefaultController<string>;
   const ts = new TransformStream<string, string>(

@@ -515,13 +515,10 @@ function TransformStreamWaitingWriteSteps(stream: TransformStreamInternal): void
     // A throw in the steps rejects the reaction's promise at once.
     result = PromiseReject(writable.storedError);
   } else {
-    try {
-      result = TransformStreamDefaultControllerPerformTransform(stream, chunk);
-    } catch (e) {
-      result = PromiseReject(e);
-    }
-    // A reaction that returns a promise resolves its own promise with it, through a job (FP-TS-SYNC: a
-    // transform that finished synchronously returns nothing, and its reaction's promise is fulfilled at once).
+    // PerformTransform returns its algorithm's rejection rather than throwing (the algorithms catch). A reaction
+    // that returns a promise resolves its own promise with it, through a job (FP-TS-SYNC: a transform that
+    // finished synchronously returns nothing, and its reaction's promise is fulfilled at once).
+    result = TransformStreamDefaultControllerPerformTransform(stream, chunk);
     if (result !== undefined) result = promiseResolvedWith(result);
   }
   WritableStreamUponWrite(writable, result);

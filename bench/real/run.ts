@@ -127,6 +127,10 @@ interface SideRun {
   samples: number[];
   /** the worker's CPU time per iteration or per request (ns) */
   cpu?: number;
+  /** the load client's CPU time per request (ns), server rows */
+  clientCpu?: number;
+  /** keep-alive connections the server closed between responses (server rows) */
+  reconnects?: number;
   shares?: Shares;
   error?: string;
 }
@@ -222,6 +226,8 @@ async function runSide(
         onMeasure: () => worker.child.stdin!.write("measure\n"),
       });
       result.samples = load.windows;
+      result.clientCpu = load.clientCpuUs * 1000;
+      result.reconnects = load.reconnects;
       worker.child.stdin!.write("stop\n");
       result.cpu = ((await worker.next("cpu", limit)).cpuUs * 1000) / Math.max(1, load.requests);
     }
@@ -340,6 +346,10 @@ async function runRow(runtime: RuntimeKey, row: Row, options: Options, version: 
       if (side.cpu !== undefined) result[patch ? "cpuOn" : "cpuOff"].push(side.cpu);
       medians[name] = quantile(side.samples, 0.5);
       if (side.cpu !== undefined) medians[`cpu-${name}`] = side.cpu;
+      if (side.clientCpu !== undefined) medians[`client-${name}`] = side.clientCpu;
+      if (side.reconnects) {
+        console.log(`    round ${round + 1} ${name}: the server closed ${side.reconnects} keep-alive connections between responses`);
+      }
     }
     if (medians["off"] !== undefined && medians["on"] !== undefined) {
       const pair = row.kind === "server" ? medians["on"] / medians["off"] : medians["off"] / medians["on"];
@@ -349,7 +359,11 @@ async function runRow(runtime: RuntimeKey, row: Row, options: Options, version: 
           fmt(row.kind, medians["off"])
         }, on ${fmt(row.kind, medians["on"])}, on ÷ off ${pair.toFixed(2)}x; CPU per ${
           row.kind === "server" ? "request" : "iteration"
-        } off ${cpuFmt(medians["cpu-off"])}, on ${cpuFmt(medians["cpu-on"])}`,
+        } off ${cpuFmt(medians["cpu-off"])}, on ${cpuFmt(medians["cpu-on"])}${
+          row.kind === "server"
+            ? `; load client's CPU per request off ${cpuFmt(medians["client-off"])}, on ${cpuFmt(medians["client-on"])}`
+            : ""
+        }`,
       );
     }
   }

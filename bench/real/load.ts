@@ -45,8 +45,7 @@ const LINE_END = Buffer.from("\r\n");
 
 /** The request every connection sends, as one buffer. */
 function requestBytes(options: LoadOptions): Buffer {
-  const head =
-    `${options.method} ${options.path} HTTP/1.1\r\nhost: 127.0.0.1:${options.port}\r\n` +
+  const head = `${options.method} ${options.path} HTTP/1.1\r\nhost: 127.0.0.1:${options.port}\r\n` +
     (options.body ? `content-type: application/octet-stream\r\ncontent-length: ${options.body.byteLength}\r\n` : "") +
     "\r\n";
   return options.body ? Buffer.concat([Buffer.from(head, "latin1"), options.body]) : Buffer.from(head, "latin1");

@@ -348,7 +348,11 @@ async function runRow(runtime: RuntimeKey, row: Row, options: Options, version: 
       if (side.cpu !== undefined) medians[`cpu-${name}`] = side.cpu;
       if (side.clientCpu !== undefined) medians[`client-${name}`] = side.clientCpu;
       if (side.reconnects) {
-        console.log(`    round ${round + 1} ${name}: the server closed ${side.reconnects} keep-alive connections between responses`);
+        console.log(
+          `    round ${
+            round + 1
+          } ${name}: the server closed ${side.reconnects} keep-alive connections between responses`,
+        );
       }
     }
     if (medians["off"] !== undefined && medians["on"] !== undefined) {

@@ -40,6 +40,7 @@ export interface LoadResult {
 }
 
 const CR = 0x0d;
+const LF = 0x0a;
 const HEAD_END = Buffer.from("\r\n\r\n");
 const LINE_END = Buffer.from("\r\n");
 
@@ -131,7 +132,7 @@ class ResponseReader {
         }
         case CHUNK_END: {
           if (buf.length - at < 2) return void (this.#pending = buf.subarray(at));
-          if (buf[at] !== CR) throw new Error("chunk data not followed by CRLF");
+          if (buf[at] !== CR || buf[at + 1] !== LF) throw new Error("chunk data not followed by CRLF");
           at += 2;
           this.#part = CHUNK_SIZE;
           break;
@@ -194,6 +195,8 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
     new Promise((resolve, reject) => {
       let socket: Socket;
       let settled = false;
+      /** responses the current connection has answered */
+      let answered = 0;
       const fail = (error: Error) => {
         if (settled) return;
         settled = true;
@@ -223,6 +226,7 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
         if (body && !Buffer.concat(body).equals(options.body!)) {
           return fail(new Error(`${options.path}: the echo differs from the request body`));
         }
+        answered++;
         const end = performance.now();
         if (end >= measureAt && end < stopAt) {
           const w = Math.floor((end - measureAt) / options.windowMs);
@@ -231,9 +235,11 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
         send();
       });
       // A server may close a keep-alive connection between responses (Deno.serve does now and then, with or
-      // without the patch; node:http's agent dropped such sockets unseen): when no byte of the response to the
-      // request in flight has come, that request is sent again on a new connection, and counted.
+      // without the patch; node:http's agent dropped such sockets unseen): when the connection had answered
+      // and no byte of the response to the request in flight has come, that request is sent again on a new
+      // connection, and counted. A connection that answered nothing (a server gone) fails the run.
       const open = () => {
+        answered = 0;
         socket = connect({ host: "127.0.0.1", port: options.port, noDelay: true });
         sockets.push(socket);
         let lost: Error | undefined;
@@ -248,8 +254,8 @@ export async function drive(options: LoadOptions): Promise<LoadResult> {
         socket.on("error", (error) => (lost = error));
         socket.on("close", () => {
           if (settled) return;
-          if (!reader.between()) {
-            return fail(lost ?? new Error(`${options.path}: the server closed the connection mid-response`));
+          if (!reader.between() || answered === 0) {
+            return fail(lost ?? new Error(`${options.path}: the server closed the connection before a response ended`));
           }
           reconnects++;
           open();

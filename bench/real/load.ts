@@ -105,10 +105,7 @@ class ResponseReader {
           break;
         }
         case SIZED: {
-          const n = Math.min(this.#left, buf.length - at);
-          this.#take(buf, at, n);
-          at += n;
-          this.#left -= n;
+          at = this.#take(buf, at);
           if (this.#left === 0) this.#finish();
           break;
         }
@@ -123,10 +120,7 @@ class ResponseReader {
           break;
         }
         case CHUNK_DATA: {
-          const n = Math.min(this.#left, buf.length - at);
-          this.#take(buf, at, n);
-          at += n;
-          this.#left -= n;
+          at = this.#take(buf, at);
           if (this.#left === 0) this.#part = CHUNK_END;
           break;
         }
@@ -166,9 +160,13 @@ class ResponseReader {
     }
   }
 
-  #take(buf: Buffer, at: number, n: number): void {
+  /** Takes up to `#left` body bytes of `buf` from `at`; returns the offset after them. */
+  #take(buf: Buffer, at: number): number {
+    const n = Math.min(this.#left, buf.length - at);
     this.#bytes += n;
+    this.#left -= n;
     if (this.#parts) this.#parts.push(Buffer.from(buf.subarray(at, at + n)));
+    return at + n;
   }
 
   #finish(): void {

@@ -6,8 +6,11 @@
  * JavaScript stream for these methods one native read at a time; ours are read with no native call per
  * chunk. The bridge is still locked and read once (its pull closes it), so `bodyUsed`, `body` and a second
  * consumer behave as after the runtime's own method; the result, and the error of a failing stream (by
- * identity), are the same. Anything else goes to the runtime's method. Measured in `rt-response-text`
- * (README, Deno) and `response-text` (README, Edge).
+ * identity), are the same, and our stream stays locked afterwards, as the runtime's method leaves the stream it
+ * read. Anything else goes to the runtime's method. Measured in `rt-response-text` (README, Deno) and
+ * `response-text` (README, Edge). A TextEncoderStream's readable side gives its bytes by FP-ENCODE-INTO (each
+ * string encoded into one growing buffer, no chunk per string): `pipe-html` (bench/real) on Deno and
+ * `html-text` (bench/edge) in workerd.
  *
  * Two collectors, chosen per runtime by measurement: a fused pipe into a byte sink ({@link collectByPipe}, the
  * edge adapter's), and batch reads ({@link collectByBatches}, Deno's). Reading a stream that is no transform's
@@ -18,6 +21,7 @@
  */
 import { collectBytes, isTransformReadable, WritableStream } from "../../core/internal.ts";
 import { claimBatchedBody, type ClaimedBody } from "./batched-body-bridge.ts";
+import { collectEncodedText } from "./encoded-text.ts";
 import { joinBytes } from "./join-bytes.ts";
 import { syncBodyShellOf } from "./body-shells.ts";
 import { ownerOf } from "./natives.ts";
@@ -87,7 +91,14 @@ export function patchBodyConsumers(tx: PatchTransaction, collect: BodyCollector 
           if (claim === undefined) return original.apply(this, args);
           // Lock and disturb the bridge as the runtime's method would (its pull just closes it).
           void (body as globalThis.ReadableStream).getReader().read();
-          return collect(claim).then(convert);
+          // FP-ENCODE-INTO: a TextEncoderStream's readable side gives its bytes with no chunk per string.
+          const bytes = collectEncodedText(claim.stream) ?? collect(claim);
+          // The runtime's method never lets go of the stream it read: ours stays locked too, read or failed.
+          const keepLocked = (): void => {
+            if (!claim.stream.locked) claim.stream.getReader();
+          };
+          bytes.then(keepLocked, keepLocked);
+          return bytes.then(convert);
         },
       }[method]!;
       tx.defineValue(owner, method, replacement);

@@ -40,6 +40,10 @@ const SCENARIOS = [
     title: "a fetch-handler route returning a source (no transforms) as its body, read by another worker",
   },
   {
+    id: "html-text",
+    title: "4,000 HTML strings → 3 transforms → TextEncoderStream → Response.arrayBuffer()",
+  },
+  {
     id: "html-gzip",
     title: "4,000 HTML strings → 3 transforms → TextEncoderStream → CompressionStream('gzip') → Response.arrayBuffer()",
   },

@@ -17,6 +17,8 @@
  *   response-text     new Response(new ReadableStream(…)).text()
  *   route-3           the app worker's route streams 3 transforms; read here with arrayBuffer()
  *   route-0           the same route returning the source itself (no transforms)
+ *   html-text         4,000 HTML strings (ReadableStream.from) → 3 transforms → TextEncoderStream →
+ *                     new Response(s).arrayBuffer() (bench/real's pipe-html)
  *   html-gzip         issue 25's pipeline with the global classes: 4,000 HTML strings (ReadableStream.from) → 3
  *                     transforms → TextEncoderStream → CompressionStream("gzip") → new Response(s).arrayBuffer()
  *   gunzip-1k         gzip of 1 MiB of text in 1 KiB chunks (ReadableStream.from) → DecompressionStream("gzip")
@@ -29,7 +31,7 @@ import * as edge from "../../adapters/edge/mod.ts";
 import * as edgeAlt from "./alt.ts";
 import { type Data, freshChunks, makeData } from "../lib/catalog.ts";
 import { Tally } from "../lib/tally.ts";
-import { checksum, chunksOf, htmlGzip, textBytes } from "../scenarios/compression.ts";
+import { checkHtmlText, checksum, chunksOf, htmlGzip, htmlText, textBytes } from "../scenarios/compression.ts";
 
 type Bytes = Uint8Array<ArrayBuffer>;
 
@@ -138,6 +140,9 @@ async function iteration(
       .pipeTo(sink(tally));
   } else if (scenario === "response-text") {
     tally.addAscii(await new Response(globalSource(d.chunks) as ReadableStream<Uint8Array>).text());
+  } else if (scenario === "html-text") {
+    checkHtmlText(await htmlText(compressionClasses(scenario)));
+    return;
   } else if (scenario.startsWith("html-gzip")) {
     const gz = await htmlGzip(compressionClasses(scenario));
     const back = await new Response(new Blob([gz]).stream().pipeThrough(new NativeDS("gzip"))).arrayBuffer();

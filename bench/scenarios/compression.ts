@@ -103,6 +103,22 @@ export async function htmlGzip(c: CompressionClasses): Promise<Uint8Array<ArrayB
   return new Uint8Array(await new Response(gz as unknown as BodyInit).arrayBuffer());
 }
 
+/**
+ * `pipe-html` (bench/real): the same strings through the same transforms and TextEncoderStream, drained by
+ * `new Response(stream).arrayBuffer()` with no compression. Returns the bytes.
+ */
+export async function htmlText(c: CompressionClasses): Promise<Uint8Array<ArrayBuffer>> {
+  let s = c.ReadableStream.from(HTML_STRINGS);
+  for (let i = 0; i < 3; i++) s = s.pipeThrough(stage<string>(c.TransformStream));
+  return new Uint8Array(await new Response(s.pipeThrough(textEncoder(c)) as unknown as BodyInit).arrayBuffer());
+}
+
+/** Checks {@link htmlText}'s output; throws when it is not the strings' UTF-8. */
+export function checkHtmlText(bytes: Uint8Array): void {
+  const got = checksum([bytes]);
+  if (got !== TEXT_EXPECTED) throw new Error(`html-text: ${got}, expected ${TEXT_EXPECTED}`);
+}
+
 /** Checks a pipeline's output; throws when it does not decompress to the strings. */
 export async function checkHtmlGzip(bytes: Uint8Array, gunzip: Gunzip): Promise<void> {
   const got = checksum([await gunzip(bytes)]);

@@ -1167,6 +1167,57 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
   );
 
   onRuntime(
+    "bodies: a TextEncoderStream's readable side read whole gives the runtime's own result, and stays locked",
+    async () => {
+      const BOOM = new Error("boom");
+      const long = Array.from({ length: 2000 }, (_, i) => `row ${i}: Zürich € 😀 `);
+      const cases: [string, unknown[], number?][] = [
+        ["ASCII and non-ASCII", ["plain ", "Zürich € ", "😀", ""]],
+        ["a surrogate pair cut across chunks", ["a\ud83d", "\ude00b"]],
+        ["lone surrogates, a leading one held at the end", ["\ude00x", "y\ud800", "z", "\ud83d"]],
+        ["chunks that are not strings (ToString)", [12, { toString: () => "obj" }, null, true]],
+        ["JSON text", ['{"a": ', '["ü", 1]', "}"]],
+        ["2,000 chunks", long],
+        ["the source errors after two chunks", ["one ", "two "], 2],
+      ];
+      const methods = ["text", "arrayBuffer", "bytes", "json"] as const;
+      // The global classes of the side under test (free identifiers): the runtime's own, or ours while patched.
+      const describe = async ([, chunks, errorAt]: [string, unknown[], number?], method: string): Promise<string> => {
+        let i = 0;
+        const source = new ReadableStream<unknown>({
+          pull(controller) {
+            if (i === errorAt) controller.error(BOOM);
+            else if (i < chunks.length) controller.enqueue(chunks[i++]);
+            else controller.close();
+          },
+        });
+        const encoded = source.pipeThrough(new TransformStream()).pipeThrough(
+          new TextEncoderStream() as unknown as TransformStream<unknown, Uint8Array>,
+        );
+        const owner = new Response(asBody(encoded));
+        const read = (owner as unknown as Record<string, () => Promise<unknown>>)[method]!;
+        const r = await settle(() => read.call(owner));
+        let value: string;
+        if (!r.ok) value = r.error === BOOM ? "the source's error" : await outcomeOf(() => Promise.reject(r.error));
+        else if (r.value instanceof ArrayBuffer) value = `ArrayBuffer ${dec.decode(r.value)}`;
+        else if (r.value instanceof Uint8Array) value = `Uint8Array ${dec.decode(r.value)}`;
+        else value = JSON.stringify(r.value);
+        return `${value} | bodyUsed ${owner.bodyUsed} | locked ${encoded.locked}`;
+      };
+      for (const c of cases) {
+        for (const method of methods) {
+          if ((method === "json") !== (c[0] === "JSON text") && method !== "text") continue;
+          if (method === "bytes" && typeof (Native.Response.prototype as { bytes?: unknown }).bytes !== "function") {
+            continue;
+          }
+          const expected = await describe(c, method);
+          assert.is(await patched(() => describe(c, method)), expected, `${c[0]}, ${method}()`);
+        }
+      }
+    },
+  );
+
+  onRuntime(
     "bad input: a chunk that is not a BufferSource ends Response/Request bodies with a TypeError naming it",
     async () => {
       if (bodyChunks === "as native") {

@@ -28,13 +28,28 @@ import { ownerOf } from "./natives.ts";
 import type { PatchTransaction } from "./patch-transaction.ts";
 import { bodyBytes, bodyMadeFor } from "./to-native.ts";
 
-/** What each method makes of the body's bytes. */
-const CONVERSIONS: Record<string, (bytes: Uint8Array<ArrayBuffer>) => unknown> = {
-  text: (bytes) => new TextDecoder().decode(bytes),
-  arrayBuffer: (bytes) => bytes.buffer,
-  bytes: (bytes) => bytes,
-  json: (bytes) => JSON.parse(new TextDecoder().decode(bytes)) as unknown,
-};
+/** What a method makes of the body's bytes. */
+type Conversion = (bytes: Uint8Array<ArrayBuffer>) => unknown;
+
+/**
+ * What each method makes of the body's bytes. Text is decoded by the runtime's own method on a Response of those
+ * bytes, so that a byte order mark is dropped exactly as the runtime drops it (undici, behind edge-runtime, drops
+ * one before its decoder drops another; workerd's older compatibility dates keep it).
+ */
+function conversions(): Record<string, Conversion> {
+  const NativeResponse = (globalThis as unknown as { Response?: new (body: Uint8Array) => object }).Response;
+  const proto = NativeResponse?.prototype as Record<string, unknown> | undefined;
+  const byRuntime = (method: string): Conversion | undefined => {
+    const fn = proto?.[method];
+    return typeof fn === "function" ? (bytes) => (fn as Method).call(new NativeResponse!(bytes)) : undefined;
+  };
+  return {
+    text: byRuntime("text") ?? ((bytes) => new TextDecoder().decode(bytes)),
+    arrayBuffer: (bytes) => bytes.buffer,
+    bytes: (bytes) => bytes,
+    json: byRuntime("json") ?? ((bytes) => JSON.parse(new TextDecoder().decode(bytes)) as unknown),
+  };
+}
 
 /** Reads a claimed body's stream to its end: every byte in one new buffer, or the stream's error (by identity). */
 export type BodyCollector = (claim: ClaimedBody) => Promise<Uint8Array<ArrayBuffer>>;
@@ -75,9 +90,11 @@ type Method = (this: object, ...args: unknown[]) => Promise<unknown>;
  */
 export function patchBodyConsumers(tx: PatchTransaction, collect: BodyCollector = collectByPipe): void {
   const done: object[] = [];
+  // Taken before any method is replaced: the runtime's own.
+  const convert = conversions();
   for (const name of ["Response", "Request"]) {
     const proto = (globalThis as unknown as Record<string, { prototype?: object } | undefined>)[name]?.prototype;
-    for (const [method, convert] of Object.entries(CONVERSIONS)) {
+    for (const [method, conversion] of Object.entries(convert)) {
       const owner = ownerOf(proto, method) as Record<string, unknown> | undefined;
       const original = owner?.[method] as Method | undefined;
       if (owner === undefined || typeof original !== "function" || done.includes(original)) continue;
@@ -98,7 +115,7 @@ export function patchBodyConsumers(tx: PatchTransaction, collect: BodyCollector 
             if (!claim.stream.locked) claim.stream.getReader();
           };
           bytes.then(keepLocked, keepLocked);
-          return bytes.then(convert);
+          return bytes.then(conversion);
         },
       }[method]!;
       tx.defineValue(owner, method, replacement);

@@ -47,7 +47,7 @@ export { utf8EncodeShort } from "./codecs/utf8-encode.ts";
 // OWN-BYTES's slot (its unit test asks it).
 export { isOwnBytes } from "./shared/own-bytes.ts";
 // FP-ENCODE-INTO: a TextEncoderStream's bytes read whole by a body consumer, with no chunk per string.
-export { collectEncodedText } from "./codecs/encoded-text.ts";
+export { collectEncodedText, takeEncodedText, type TakenEncodedText } from "./codecs/encoded-text.ts";
 // A WritableStream's end, and erroring a stream as its controller would (node:stream's finished() and
 // addAbortSignal() on our streams).
 export { isReadableStreamClosingWithQueue, whenWritableStreamSettles } from "./stream-state.ts";

@@ -8,7 +8,8 @@
  *   `Bun.readableStreamTo*`) call `pull()` once and take its settling as the end: that pull pipes ours
  *   (fused) or reads it in batches into `write()`, with no native queue, native read or promise per chunk.
  *   `write()` takes a chunk as Bun's own bodies take a native stream's: a string is encoded as UTF-8, a
- *   BufferSource is bytes, anything else gets the consumer's own error (or, for a Blob, its text).
+ *   BufferSource is bytes, anything else gets the consumer's own error (or, for a Blob, its text). A consumer
+ *   that takes the whole body gets a TextEncoderStream's readable side as one chunk (FP-ENCODE-INTO).
  * - Bun's `tee()` of a body (`clone()`) reads it with one `read()` at a time, and calls `pull()` for each: once
  *   marked so ({@link readDirectBodyByReads}), each pull reads exactly one chunk of ours and writes it, so ours
  *   is read no further ahead than the branches ask, and an error reaches them after every chunk before it.
@@ -20,6 +21,7 @@ import type { ReadableStream, ReadableStreamDefaultReader } from "../../mod.ts";
 import { type BridgePipe, pipeToBridge } from "../kit/bridge-pipe.ts";
 import { Native, noop } from "../kit/natives.ts";
 import { coalescedWriter } from "./coalesced-writes.ts";
+import { takeEncodedText } from "../kit/encoded-text.ts";
 import { ObjectSlot } from "../kit/object-slot.ts";
 
 /** The controller Bun passes to a `type: "direct"` source's `pull()` (its sinks' controllers too). */
@@ -249,6 +251,41 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
     const byteSink = isOneShotByteSink(controller);
     const textChunk = asText ? textChunks() : undefined;
     const nativeSink = isNativeSink(controller);
+    const fail = (error: unknown): never => {
+      try {
+        controller.close(error);
+      } catch {
+        // already cancelled by its consumer
+      }
+      throw error;
+    };
+    // FP-ENCODE-INTO: a consumer that takes the whole body (`text()`, `arrayBuffer()`, `Bun.readableStreamTo*`...)
+    // gets a TextEncoderStream's bytes as one chunk, every string encoded into one buffer. Bun's consumers
+    // join the chunks they are given, and the encoder never cuts a character across chunks, so one chunk
+    // reads as its chunks did; the text consumers' leading byte order mark is that of the first chunk either way.
+    const text = nativeSink ? undefined : takeEncodedText(stream);
+    if (text !== undefined) {
+      let cancelled = false;
+      // Let go of ours at the end, as the pipe does (body-owners.ts locks it again for a Response's methods).
+      piped = text.bytes.then((bytes) => {
+        text.release();
+        if (cancelled) return;
+        const chunk = textChunk === undefined ? bytes : textChunk(bytes);
+        if ((chunk as Uint8Array).byteLength !== 0) controller.write(chunk);
+        controller.close();
+      }, (error: unknown) => {
+        text.release();
+        if (!cancelled) fail(error);
+      });
+      pipe = {
+        done: piped,
+        cancel(reason) {
+          cancelled = true;
+          return text.cancel(reason);
+        },
+      };
+      return piped;
+    }
     /** Set a task after this pull: what Bun's own pump wrote by then, it has sent. */
     let taskPassed = false;
     if (nativeSink) {
@@ -281,14 +318,6 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
         controller.close();
       },
     }, asIs);
-    const fail = (error: unknown): never => {
-      try {
-        controller.close(error);
-      } catch {
-        // already cancelled by its consumer
-      }
-      throw error;
-    };
     return (piped = pipe.done.then(undefined, (error: unknown) => {
       // A native sink drops what it has not sent when it fails. Bun's own pump of a native stream has sent
       // the chunks it read in earlier tasks before an error that comes in a later one: what was written is

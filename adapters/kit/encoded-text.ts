@@ -4,4 +4,4 @@
  * through the kit.
  * @module
  */
-export { collectEncodedText } from "../../core/internal.ts";
+export { collectEncodedText, takeEncodedText, type TakenEncodedText } from "../../core/internal.ts";

@@ -40,19 +40,35 @@ class Utf8Buffer {
   }
 }
 
+/** A TextEncoderStream's readable side taken by {@link takeEncodedText}. */
+export interface TakenEncodedText {
+  /** Every byte its encoder makes from the take on, once it closes; rejects with its error when it errors. */
+  readonly bytes: Promise<Uint8Array<ArrayBuffer>>;
+  /** Cancels the stream with `reason` (through the reader that holds it); the stream's cancel promise. */
+  cancel(reason: unknown): Promise<void>;
+  /** Unlocks the stream (for a consumer that lets go of a stream it read, as a pipe does), once `bytes` settled. */
+  release(): void;
+}
+
 /**
  * When `stream` is the readable side of one of our TextEncoderStreams that nothing has read or locked and that
- * holds no chunk: locks it (for good, as a body consumer leaves a body) and resolves with all the bytes its
- * encoder makes from then on, in one Uint8Array over an ArrayBuffer of exactly their length, once it closes;
- * rejects with its error when it errors. Undefined for any other stream (nothing is changed then).
+ * holds no chunk: locks it (for good, as a body consumer leaves a body, unless released) and collects all the bytes its encoder
+ * makes from then on, in one Uint8Array over an ArrayBuffer of exactly their length. Undefined for any other
+ * stream (nothing is changed then).
  */
-export function collectEncodedText(stream: unknown): Promise<Uint8Array<ArrayBuffer>> | undefined {
+export function takeEncodedText(stream: unknown): TakenEncodedText | undefined {
   const buffer = new Utf8Buffer();
   if (!takeEncoderText(stream, (input) => buffer.append(input))) return undefined;
   const reader = (stream as ReadableStream<unknown>).getReader();
-  return reader.read().then((result) => {
+  const bytes = reader.read().then((result) => {
     // The encoder enqueues nothing once its text is taken: the first read is the end.
     if (!result.done) throw new TypeError("A TextEncoderStream gave a chunk after its text was taken");
     return buffer.take();
   });
+  return { bytes, cancel: (reason) => reader.cancel(reason), release: () => reader.releaseLock() };
+}
+
+/** {@link takeEncodedText}'s bytes: a promise of them for such a stream, else undefined. */
+export function collectEncodedText(stream: unknown): Promise<Uint8Array<ArrayBuffer>> | undefined {
+  return takeEncodedText(stream)?.bytes;
 }

@@ -1175,6 +1175,8 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
         ["ASCII and non-ASCII", ["plain ", "Zürich € ", "😀", ""]],
         ["a surrogate pair cut across chunks", ["a\ud83d", "\ude00b"]],
         ["lone surrogates, a leading one held at the end", ["\ude00x", "y\ud800", "z", "\ud83d"]],
+        ["byte order marks, leading and inside", ["", "\ufeff", "\ufeffa", "\ufeffb\ufeff"]],
+        ["no text at all", ["", ""]],
         ["chunks that are not strings (ToString)", [12, { toString: () => "obj" }, null, true]],
         ["JSON text", ['{"a": ', '["ü", 1]', "}"]],
         ["2,000 chunks", long],

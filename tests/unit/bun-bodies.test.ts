@@ -462,4 +462,58 @@ bunTest(
   },
 );
 
+bunTest(
+  "a TextEncoderStream's readable side read whole by Bun's consumers (FP-ENCODE-INTO): results, errors and locks",
+  async () => {
+    const BOOM = new Error("boom");
+    const cases: unknown[][] = [
+      ["\ufeff", "\ufeffa", "ü€😀", "\ud83d", "\ude00", "z\ud800"],
+      ['{"a": ', '"\ufeffü"}'],
+      ["", ""],
+      ["one ", "two ", BOOM],
+    ];
+    const ways: Record<string, (s: ReadableStream<Uint8Array>) => Promise<unknown>> = {
+      "text()": (s) => new Response(s).text(),
+      "arrayBuffer()": async (s) => [...new Uint8Array(await new Response(s).arrayBuffer())].join(","),
+      "bytes()": async (s) => (await new Response(s).bytes()).join(","),
+      "blob()": async (s) => (await new Response(s).blob()).text(),
+      "json()": (s) => new Response(s).json(),
+      "Request text()": (s) => new Request("http://127.0.0.1/", { method: "POST", body: s }).text(),
+      "Bun.readableStreamToText": (s) => Bun.readableStreamToText(s),
+      "Bun.readableStreamToBytes": async (s) => (await Bun.readableStreamToBytes(s)).join(","),
+      "Bun.readableStreamToBlob": async (s) => (await Bun.readableStreamToBlob(s)).text(),
+      "Bun.readableStreamToJSON": (s) => Bun.readableStreamToJSON(s),
+    };
+    const run = async () => {
+      const out: string[] = [];
+      for (const chunks of cases) {
+        for (const [way, read] of Object.entries(ways)) {
+          let i = 0;
+          const source = new ReadableStream<unknown>({
+            pull(c) {
+              const chunk = chunks[i++];
+              if (chunk === BOOM) c.error(BOOM);
+              else if (i > chunks.length) c.close();
+              else c.enqueue(chunk);
+            },
+          });
+          const encoded = source.pipeThrough(new TransformStream()).pipeThrough(
+            new TextEncoderStream() as unknown as TransformStream<unknown, Uint8Array>,
+          );
+          let value: string;
+          try {
+            value = JSON.stringify(await read(encoded));
+          } catch (error) {
+            value = error === BOOM ? "the source's error" : `${(error as Error).name}: ${(error as Error).message}`;
+          }
+          out.push(`${way} of ${JSON.stringify(chunks.length)} chunks: ${value}, locked ${encoded.locked}`);
+        }
+      }
+      return out;
+    };
+    const [native, patched] = await bothWays(run);
+    assert.equal(JSON.parse(patched), JSON.parse(native));
+  },
+);
+
 test.run();

@@ -52,9 +52,9 @@ export interface TakenEncodedText {
 
 /**
  * When `stream` is the readable side of one of our TextEncoderStreams that nothing has read or locked and that
- * holds no chunk: locks it (for good, as a body consumer leaves a body, unless released) and collects all the bytes its encoder
- * makes from then on, in one Uint8Array over an ArrayBuffer of exactly their length. Undefined for any other
- * stream (nothing is changed then).
+ * holds no chunk: locks it (for good, as a body consumer leaves a body, unless released) and collects all the
+ * bytes its encoder makes from then on, in one Uint8Array over an ArrayBuffer of exactly their length.
+ * Undefined for any other stream (nothing is changed then).
  */
 export function takeEncodedText(stream: unknown): TakenEncodedText | undefined {
   const buffer = new Utf8Buffer();

@@ -1182,7 +1182,10 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
         ["2,000 chunks", long],
         ["the source errors after two chunks", ["one ", "two "], 2],
       ];
-      const methods = ["text", "arrayBuffer", "bytes", "json"] as const;
+      const hasBytes = typeof (Native.Response.prototype as { bytes?: unknown }).bytes === "function";
+      // json() for the JSON text, text() and the byte methods for the others.
+      const methodsOf = (name: string): string[] =>
+        name === "JSON text" ? ["text", "json"] : hasBytes ? ["text", "arrayBuffer", "bytes"] : ["text", "arrayBuffer"];
       // The global classes of the side under test (free identifiers): the runtime's own, or ours while patched.
       const describe = async ([, chunks, errorAt]: [string, unknown[], number?], method: string): Promise<string> => {
         let i = 0;
@@ -1201,17 +1204,14 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
         const r = await settle(() => read.call(owner));
         let value: string;
         if (!r.ok) value = r.error === BOOM ? "the source's error" : await outcomeOf(() => Promise.reject(r.error));
-        else if (r.value instanceof ArrayBuffer) value = `ArrayBuffer ${dec.decode(r.value)}`;
-        else if (r.value instanceof Uint8Array) value = `Uint8Array ${dec.decode(r.value)}`;
+        // Bytes as numbers: a decoder would drop a leading byte order mark.
+        else if (r.value instanceof ArrayBuffer) value = `ArrayBuffer ${new Uint8Array(r.value).join(",")}`;
+        else if (r.value instanceof Uint8Array) value = `Uint8Array ${r.value.join(",")}`;
         else value = JSON.stringify(r.value);
         return `${value} | bodyUsed ${owner.bodyUsed} | locked ${encoded.locked}`;
       };
       for (const c of cases) {
-        for (const method of methods) {
-          if ((method === "json") !== (c[0] === "JSON text") && method !== "text") continue;
-          if (method === "bytes" && typeof (Native.Response.prototype as { bytes?: unknown }).bytes !== "function") {
-            continue;
-          }
+        for (const method of methodsOf(c[0])) {
           const expected = await describe(c, method);
           assert.is(await patched(() => describe(c, method)), expected, `${c[0]}, ${method}()`);
         }

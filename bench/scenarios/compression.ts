@@ -90,14 +90,19 @@ function textEncoder(c: CompressionClasses): TransformStream<string, Uint8Array>
 /** Decompresses `bytes` (gzip) to check a run's output. */
 export type Gunzip = (bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>;
 
+/** The strings through the pipeline's 3 TransformStreams and a TextEncoderStream (both html rows' start). */
+function htmlEncoded(c: CompressionClasses): ReadableStream<Uint8Array> {
+  let s = c.ReadableStream.from(HTML_STRINGS);
+  for (let i = 0; i < 3; i++) s = s.pipeThrough(stage<string>(c.TransformStream));
+  return s.pipeThrough(textEncoder(c));
+}
+
 /**
  * Issue 25's pipeline: 4,000 HTML strings -> 3 TransformStreams -> TextEncoderStream ->
  * CompressionStream("gzip"), drained by `new Response(stream).arrayBuffer()`. Returns the gzip bytes.
  */
 export async function htmlGzip(c: CompressionClasses): Promise<Uint8Array<ArrayBuffer>> {
-  let s = c.ReadableStream.from(HTML_STRINGS);
-  for (let i = 0; i < 3; i++) s = s.pipeThrough(stage<string>(c.TransformStream));
-  const gz = s.pipeThrough(textEncoder(c)).pipeThrough(
+  const gz = htmlEncoded(c).pipeThrough(
     new c.CompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>,
   );
   return new Uint8Array(await new Response(gz as unknown as BodyInit).arrayBuffer());
@@ -108,9 +113,7 @@ export async function htmlGzip(c: CompressionClasses): Promise<Uint8Array<ArrayB
  * `new Response(stream).arrayBuffer()` with no compression. Returns the bytes.
  */
 export async function htmlText(c: CompressionClasses): Promise<Uint8Array<ArrayBuffer>> {
-  let s = c.ReadableStream.from(HTML_STRINGS);
-  for (let i = 0; i < 3; i++) s = s.pipeThrough(stage<string>(c.TransformStream));
-  return new Uint8Array(await new Response(s.pipeThrough(textEncoder(c)) as unknown as BodyInit).arrayBuffer());
+  return new Uint8Array(await new Response(htmlEncoded(c) as unknown as BodyInit).arrayBuffer());
 }
 
 /** Checks {@link htmlText}'s output; throws when it is not the strings' UTF-8. */

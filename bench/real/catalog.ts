@@ -182,6 +182,8 @@ export interface WorkerConfig {
   patch: boolean;
   /** inproc rows: sampling time (ms) after a warm-up of a quarter of it */
   timeMs: number;
+  /** inproc rows: warm-up (ms) before sampling; undefined: a quarter of timeMs */
+  warmMs?: number;
   /** take a CPU profile (node:inspector) of the measured part and report its shares */
   profile: boolean;
 }

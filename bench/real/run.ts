@@ -42,8 +42,8 @@ const USAGE = `usage: node bench/real/run.ts [options]
   --filter=IDS       rows whose id contains one of the comma-separated words (pipe, ai, react, hono, end, ...)
   --rounds=N         processes per side and row, the sides interleaved (default 3; quick 2)
   --time=MS          sampling time per process (default 1000; quick 400)
-  --warm=MS          a server's warm-up under load before sampling (default: half of --time); in-process rows
-                     warm up for a quarter of --time
+  --warm=MS          the warm-up before sampling: a server's under load, an in-process row's in a loop
+                     (default: half of --time for servers, a quarter of it in-process)
   --quick            --rounds=2 --time=400
   --profile          one more process per side and row with a CPU profile of the measured part: CPU shares
   --profile-dir=DIR  keep those profiles as DIR/<runtime>-<row>-<on|off>.cpuprofile
@@ -55,7 +55,7 @@ interface Options {
   filter: string;
   rounds: number;
   timeMs: number;
-  /** a server's warm-up under load; undefined: half of timeMs */
+  /** the warm-up: a server's under load, an in-process row's in a loop; undefined: half (a quarter) of timeMs */
   warmMs?: number;
   profile: boolean;
   profileDir?: string;
@@ -199,7 +199,7 @@ async function runSide(
   profile: boolean,
   options: Options,
 ): Promise<SideRun> {
-  const config: WorkerConfig = { runtime, row: row.id, patch, timeMs: options.timeMs, profile };
+  const config: WorkerConfig = { runtime, row: row.id, patch, timeMs: options.timeMs, warmMs: options.warmMs, profile };
   const env: Record<string, string> = options.profileDir ? { FUSESTREAMS_REAL_PROFILE_DIR: options.profileDir } : {};
   const worker = new Worker(runtime, config, env);
   const limit = 60_000 + options.timeMs * 4 + (options.warmMs ?? 0);
@@ -461,7 +461,7 @@ for (const runtime of options.runtimes) {
   const version: { name?: string } = {};
   console.log(
     `\n=== ${runtime}: ${rows.length} rows, ${options.rounds} rounds x 2 sides, ${options.timeMs} ms per process${
-      options.warmMs === undefined ? "" : `, servers warmed for ${options.warmMs} ms`
+      options.warmMs === undefined ? "" : `, warmed for ${options.warmMs} ms`
     }${options.profile ? ", profiled" : ""} ===`,
   );
   const started = performance.now();

@@ -6,7 +6,7 @@
  * `patchGlobalWebStreams()` before the row's scenario module, and with it the framework, is imported: the order
  * an application that patches at startup has. Without it, fusestreams is never loaded.
  *
- * In-process rows: two full verifications, a warm-up of a quarter of the sampling time, mitata's `measure()` for
+ * In-process rows: two full verifications, a warm-up (`warmMs`, else a quarter of the sampling time), mitata's `measure()` for
  * the sampling time (one call per sample), a last verification; the samples (ns) go to stdout. Server rows: the
  * server listens on 127.0.0.1 and the worker reports its port, then waits for `measure` and `stop` on stdin (the
  * orchestrator drives the load) and reports the process's CPU time between them. In-process rows report the CPU
@@ -130,7 +130,7 @@ async function runInproc(): Promise<void> {
   await bench.verify();
   await bench.verify();
   collect?.();
-  const warmUntil = performance.now() + config!.timeMs / 4;
+  const warmUntil = performance.now() + (config!.warmMs ?? config!.timeMs / 4);
   while (performance.now() < warmUntil) await bench.run();
   const profiler = await startProfiler();
   // the process's CPU time per call too: on a busy machine it moves far less than the wall-clock samples

@@ -1,13 +1,21 @@
 /**
  * BUN-COALESCE: the byte chunks of a body of ours written into one of Bun's native sinks (a `Bun.serve` response,
- * a `fetch` upload, a file of `Bun.write`) are gathered and handed to the sink's `write()` as one. Bun's sinks
+ * a `fetch` upload, a file of `Bun.write`) are gathered and handed to the sink's `write()` in pieces. Bun's sinks
  * pay per `write()` call, whatever its size: a `Bun.serve` response of 64 chunks of 1 KiB written one by one
  * measured 6,680 req/s, the same bytes in one `write()` 11,470 (Bun 1.4.5, 2026-11-28, bench/README.md).
  *
- * What is gathered is written when it reaches {@link COALESCE_BYTES}, before a chunk that is not bytes (a string
- * keeps its place), before the body ends, and otherwise by a timer after the current task: the chunks a task
- * writes leave in one `write()` at most one task later. A `write()` that returns a promise (the sink is full)
- * holds the next chunk's write until it settles, as each chunk's own promise did.
+ * What is gathered is written before it would grow past the sink's piece size, before a chunk that is not bytes (a
+ * string keeps its place), before the body ends, and otherwise by a timer after the current task: the chunks a
+ * task writes leave at most one task later. A chunk larger than a piece is written as it is, right after what was
+ * gathered (joining it would only copy it). A `write()` that returns a promise (the sink is full) holds the next
+ * chunk's write until it settles, as each chunk's own promise did.
+ *
+ * BUN-COALESCE-PIECES: a `Bun.serve` response takes pieces of at most {@link RESPONSE_PIECE_BYTES}. Bun 1.4.5's
+ * response sink keeps a write of up to 16 KiB in its buffer and sends a larger one at once, so pieces of that size
+ * written in the task the body ends in leave in one `send` with the response's end (one 64 KiB write and the end
+ * took two, strace), and a big chunk goes out in the task it came in, headers and all. Written later, the first
+ * bytes of a response make Bun send the status line by itself (the echo's body arriving in two reads). Other
+ * sinks take pieces of {@link COALESCE_BYTES}.
  *
  * BUN-COALESCE-SCRATCH: the chunks are joined into one scratch buffer shared by every body, not a new one per
  * write: a new 64 KiB buffer per response cost a patched `Bun.serve` about 20 µs of CPU per request (its zeroing,
@@ -17,15 +25,17 @@
  * scratch is left to it and the next join takes a new one.
  * @module
  */
-import { copyParts, joinBytes } from "../kit/join-bytes.ts";
+import { copyParts } from "../kit/join-bytes.ts";
 import { noop } from "../kit/natives.ts";
 
-/** How many gathered bytes are written at once, without waiting for the task to end. */
+/** The largest piece written into a sink other than a `Bun.serve` response. */
 export const COALESCE_BYTES: number = 64 * 1024;
 
-/** The join buffer of BUN-COALESCE-SCRATCH (made when first needed); parts of more bytes are joined anew. */
+/** BUN-COALESCE-PIECES: the largest piece written into a `Bun.serve` response (what its sink keeps buffered). */
+export const RESPONSE_PIECE_BYTES: number = 16 * 1024;
+
+/** The join buffer of BUN-COALESCE-SCRATCH (made when first needed): every piece fits in it. */
 let scratch: Uint8Array<ArrayBuffer> | undefined;
-const SCRATCH_BYTES = 2 * COALESCE_BYTES;
 
 /** Gathers the chunks written through it; see the module's documentation. */
 export interface CoalescedWriter {
@@ -43,8 +53,15 @@ function bytesOf(chunk: unknown): Uint8Array | undefined {
   return undefined;
 }
 
-/** A {@link CoalescedWriter} in front of the sink's `write` (`sinkWrite`). */
-export function coalescedWriter(sinkWrite: (chunk: unknown) => unknown): CoalescedWriter {
+/**
+ * A {@link CoalescedWriter} in front of the sink's `write` (`sinkWrite`), writing pieces of at most `pieceBytes`
+ * (at most {@link COALESCE_BYTES}) of gathered chunks.
+ */
+export function coalescedWriter(
+  sinkWrite: (chunk: unknown) => unknown,
+  pieceBytes: number = COALESCE_BYTES,
+): CoalescedWriter {
+  const piece = Math.min(pieceBytes, COALESCE_BYTES);
   let parts: Uint8Array[] = [];
   let size = 0;
   let timer = false;
@@ -65,10 +82,10 @@ export function coalescedWriter(sinkWrite: (chunk: unknown) => unknown): Coalesc
     let data: Uint8Array;
     let joined: Uint8Array | undefined;
     if (parts.length === 1) data = parts[0]!;
-    else if (size <= SCRATCH_BYTES) {
-      copyParts(joined = scratch ??= new Uint8Array(SCRATCH_BYTES), parts);
+    else {
+      copyParts(joined = scratch ??= new Uint8Array(COALESCE_BYTES), parts);
       data = joined.subarray(0, size);
-    } else data = joinBytes(parts, size);
+    }
     parts = [];
     size = 0;
     const written = sinkWrite(data);
@@ -92,9 +109,14 @@ export function coalescedWriter(sinkWrite: (chunk: unknown) => unknown): Coalesc
         flushNow();
         return sinkWritten(sinkWrite(chunk));
       }
+      const length = bytes.byteLength;
+      if (length > piece) {
+        flushNow();
+        return sinkWritten(sinkWrite(bytes));
+      }
+      if (size + length > piece) flushNow();
       parts.push(bytes);
-      size += bytes.byteLength;
-      if (size >= COALESCE_BYTES) return flushNow();
+      size += length;
       if (!timer) {
         timer = true;
         setTimeout(onTimer, 0);

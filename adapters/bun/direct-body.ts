@@ -20,7 +20,7 @@
 import type { ReadableStream, ReadableStreamDefaultReader } from "../../mod.ts";
 import { type BridgePipe, pipeToBridge } from "../kit/bridge-pipe.ts";
 import { Native, noop } from "../kit/natives.ts";
-import { coalescedWriter } from "./coalesced-writes.ts";
+import { COALESCE_BYTES, coalescedWriter, RESPONSE_PIECE_BYTES } from "./coalesced-writes.ts";
 import { takeEncodedText } from "../kit/encoded-text.ts";
 import { ObjectSlot } from "../kit/object-slot.ts";
 
@@ -114,6 +114,11 @@ function isEmpty(chunk: unknown): boolean {
  */
 function isNativeSink(controller: object): boolean {
   return Object.prototype.toString.call(controller) !== "[object Object]";
+}
+
+/** Whether the direct controller writes a `Bun.serve` response (HTTP or HTTPS; BUN-COALESCE-PIECES). */
+function isResponseSink(controller: object): boolean {
+  return /^\[object ReadableHTTPS?ResponseSinkController\]$/.test(Object.prototype.toString.call(controller));
 }
 
 /** The message of the `TypeError` Bun's byte consumers give for a chunk that is not text or bytes. */
@@ -294,7 +299,12 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
       }, 0);
     }
     // BUN-COALESCE: a native sink takes the byte chunks of a task in one write().
-    const coalesced = nativeSink ? coalescedWriter((chunk) => controller.write(chunk)) : undefined;
+    const coalesced = nativeSink
+      ? coalescedWriter(
+        (chunk) => controller.write(chunk),
+        isResponseSink(controller) ? RESPONSE_PIECE_BYTES : COALESCE_BYTES,
+      )
+      : undefined;
     pipe = pipeToBridge(stream, context, {
       write(chunk): Promise<void> | undefined {
         if (coalesced !== undefined && chunk != null) return coalesced.write(chunk);

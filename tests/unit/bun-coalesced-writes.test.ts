@@ -1,0 +1,126 @@
+/**
+ * BUN-COALESCE and BUN-COALESCE-PIECES (adapters/bun/coalesced-writes.ts): the writer in front of a Bun sink's
+ * `write()`, driven with a recording sink (it copies what it is given before returning, as Bun's sinks do: the
+ * join buffer is reused). What the sink gets: the same bytes in the same order, gathered pieces no larger than the
+ * piece size, a chunk larger than a piece handed over as it is (not copied) after what was gathered, a string in
+ * its place, and what a task gathered written a task later without a flush. Pure JavaScript: runs everywhere.
+ *
+ *   node tests/unit/bun-coalesced-writes.test.ts   deno run -A tests/unit/bun-coalesced-writes.test.ts
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { COALESCE_BYTES, coalescedWriter, RESPONSE_PIECE_BYTES } from "../../adapters/bun/coalesced-writes.ts";
+
+/** A sink recording copies of what it was given, and the very objects. */
+function recordingSink(): { write: (chunk: unknown) => undefined; copies: unknown[]; given: unknown[] } {
+  const copies: unknown[] = [];
+  const given: unknown[] = [];
+  return {
+    copies,
+    given,
+    write(chunk) {
+      given.push(chunk);
+      copies.push(chunk instanceof Uint8Array ? chunk.slice() : chunk);
+      return undefined;
+    },
+  };
+}
+
+function filled(length: number, seed: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  for (let i = 0; i < length; i++) bytes[i] = (seed * 31 + i * 7) & 255;
+  return bytes;
+}
+
+/** The parts' bytes one after the other. */
+function joined(parts: readonly unknown[]): Uint8Array {
+  const all = new Uint8Array(parts.reduce((n: number, part) => n + (part as Uint8Array).byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part as Uint8Array, offset);
+    offset += (part as Uint8Array).byteLength;
+  }
+  return all;
+}
+
+/** Whether the sink got exactly the bytes written (length and every byte). */
+function sameBytes(got: Uint8Array, want: Uint8Array): boolean {
+  if (got.byteLength !== want.byteLength) return false;
+  for (let i = 0; i < got.byteLength; i++) if (got[i] !== want[i]) return false;
+  return true;
+}
+
+const task = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+test("a response's 64 chunks of 1 KiB reach the sink as four 16 KiB pieces, in order", () => {
+  const sink = recordingSink();
+  const writer = coalescedWriter(sink.write, RESPONSE_PIECE_BYTES);
+  const chunks = Array.from({ length: 64 }, (_, i) => filled(1024, i));
+  for (const chunk of chunks) assert.is(writer.write(chunk), undefined);
+  writer.flush();
+  assert.equal(sink.copies.map((c) => (c as Uint8Array).byteLength), [16384, 16384, 16384, 16384]);
+  assert.ok(sameBytes(joined(sink.copies), joined(chunks)), "the same bytes, in order");
+});
+
+test("a chunk larger than a piece is handed over as it is, after what was gathered", () => {
+  const sink = recordingSink();
+  const writer = coalescedWriter(sink.write, RESPONSE_PIECE_BYTES);
+  const small = [filled(100, 1), filled(200, 2)];
+  const big = filled(RESPONSE_PIECE_BYTES + 1, 3);
+  const tail = filled(50, 4);
+  writer.write(small[0]);
+  writer.write(small[1]);
+  writer.write(big);
+  writer.write(tail);
+  writer.flush();
+  assert.equal(sink.copies.map((c) => (c as Uint8Array).byteLength), [300, RESPONSE_PIECE_BYTES + 1, 50]);
+  assert.ok(sink.given[1] === big, "the big chunk itself, not a copy");
+  assert.ok(sameBytes(joined(sink.copies), joined([...small, big, tail])), "the same bytes, in order");
+});
+
+test("gathered pieces never pass the piece size, whatever the chunk sizes; the bytes stay as written", () => {
+  for (const piece of [RESPONSE_PIECE_BYTES, COALESCE_BYTES, 1000]) {
+    const sink = recordingSink();
+    const writer = coalescedWriter(sink.write, piece);
+    const chunks: Uint8Array[] = [];
+    let seed = 7;
+    for (let i = 0; i < 400; i++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      const length = i % 37 === 0 ? piece + (seed % 5000) : seed % (piece / 2 + 1);
+      chunks.push(filled(length, i));
+    }
+    for (const chunk of chunks) writer.write(chunk);
+    writer.flush();
+    let big = 0;
+    for (const given of sink.given) {
+      if ((given as Uint8Array).byteLength <= piece) continue;
+      big++;
+      assert.ok(chunks.includes(given as Uint8Array), "a write above the piece size is a whole chunk of its own");
+    }
+    assert.is(big, chunks.filter((c) => c.byteLength > piece).length, "each big chunk written alone");
+    assert.ok(sameBytes(joined(sink.copies), joined(chunks)), `the same bytes, in order (piece ${piece})`);
+  }
+});
+
+test("a piece size above COALESCE_BYTES is held to it", () => {
+  const sink = recordingSink();
+  const writer = coalescedWriter(sink.write, 4 * COALESCE_BYTES);
+  const chunks = Array.from({ length: 300 }, (_, i) => filled(1000, i));
+  for (const chunk of chunks) writer.write(chunk);
+  writer.flush();
+  assert.ok(sink.copies.every((c) => (c as Uint8Array).byteLength <= COALESCE_BYTES));
+  assert.ok(sameBytes(joined(sink.copies), joined(chunks)), "the same bytes, in order");
+});
+
+test("a string keeps its place; what a task gathered leaves a task later without a flush", async () => {
+  const sink = recordingSink();
+  const writer = coalescedWriter(sink.write, RESPONSE_PIECE_BYTES);
+  writer.write(filled(10, 1));
+  writer.write("text");
+  writer.write(filled(20, 2));
+  assert.equal(sink.copies.map((c) => (typeof c === "string" ? c : (c as Uint8Array).byteLength)), [10, "text"]);
+  await task();
+  assert.equal(sink.copies.map((c) => (typeof c === "string" ? c : (c as Uint8Array).byteLength)), [10, "text", 20]);
+});
+
+test.run();

@@ -298,7 +298,7 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
         taskPassed = true;
       }, 0);
     }
-    // BUN-COALESCE: a native sink takes the byte chunks of a task in one write().
+    // BUN-COALESCE: a native sink takes a task's byte chunks in few write()s (16 KiB pieces into a response).
     const coalesced = nativeSink
       ? coalescedWriter(
         (chunk) => controller.write(chunk),

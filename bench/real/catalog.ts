@@ -180,7 +180,7 @@ export interface WorkerConfig {
   row: string;
   /** `on`: the runtime adapter's patchGlobalWebStreams() before any framework is imported */
   patch: boolean;
-  /** inproc rows: sampling time (ms) after a warm-up of a quarter of it */
+  /** inproc rows: sampling time (ms), after the warm-up (`warmMs`) */
   timeMs: number;
   /** inproc rows: warm-up (ms) before sampling; undefined: a quarter of timeMs */
   warmMs?: number;

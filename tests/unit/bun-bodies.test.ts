@@ -335,7 +335,7 @@ bunTest("a cancel of the body's reader reaches the source with its reason", asyn
 });
 
 bunTest("Bun.serve: a body of ours reaches the client byte for byte, and a chunk before a pause is sent", async () => {
-  // BUN-COALESCE gathers a task's byte chunks into one write(): the client must get the same bytes, strings and
+  // BUN-COALESCE gathers a task's byte chunks into few write()s: the client must get the same bytes, strings and
   // bytes in order, and a chunk written before the source waits must be sent before it waits (the client's
   // reply here is what ends the wait: a chunk held back would never arrive, and the test would time out).
   let clientGot!: () => void;

@@ -10,6 +10,10 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { COALESCE_BYTES, coalescedWriter, RESPONSE_PIECE_BYTES } from "../../adapters/bun/coalesced-writes.ts";
+import { concat, same } from "../shared/compression-suite.ts";
+
+/** The bytes the sink was given, one piece after the other. */
+const joined = (parts: readonly unknown[]): Uint8Array => concat(parts as Uint8Array[]);
 
 /** A sink recording copies of what it was given, and the very objects. */
 function recordingSink(): { write: (chunk: unknown) => undefined; copies: unknown[]; given: unknown[] } {
@@ -32,24 +36,6 @@ function filled(length: number, seed: number): Uint8Array {
   return bytes;
 }
 
-/** The parts' bytes one after the other. */
-function joined(parts: readonly unknown[]): Uint8Array {
-  const all = new Uint8Array(parts.reduce((n: number, part) => n + (part as Uint8Array).byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part as Uint8Array, offset);
-    offset += (part as Uint8Array).byteLength;
-  }
-  return all;
-}
-
-/** Whether the sink got exactly the bytes written (length and every byte). */
-function sameBytes(got: Uint8Array, want: Uint8Array): boolean {
-  if (got.byteLength !== want.byteLength) return false;
-  for (let i = 0; i < got.byteLength; i++) if (got[i] !== want[i]) return false;
-  return true;
-}
-
 const task = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 test("a response's 64 chunks of 1 KiB reach the sink as four 16 KiB pieces, in order", () => {
@@ -59,7 +45,7 @@ test("a response's 64 chunks of 1 KiB reach the sink as four 16 KiB pieces, in o
   for (const chunk of chunks) assert.is(writer.write(chunk), undefined);
   writer.flush();
   assert.equal(sink.copies.map((c) => (c as Uint8Array).byteLength), [16384, 16384, 16384, 16384]);
-  assert.ok(sameBytes(joined(sink.copies), joined(chunks)), "the same bytes, in order");
+  same(joined(sink.copies), concat(chunks), "the same bytes, in order");
 });
 
 test("a chunk larger than a piece is handed over as it is, after what was gathered", () => {
@@ -75,7 +61,7 @@ test("a chunk larger than a piece is handed over as it is, after what was gather
   writer.flush();
   assert.equal(sink.copies.map((c) => (c as Uint8Array).byteLength), [300, RESPONSE_PIECE_BYTES + 1, 50]);
   assert.ok(sink.given[1] === big, "the big chunk itself, not a copy");
-  assert.ok(sameBytes(joined(sink.copies), joined([...small, big, tail])), "the same bytes, in order");
+  same(joined(sink.copies), concat([...small, big, tail]), "the same bytes, in order");
 });
 
 test("gathered pieces never pass the piece size, whatever the chunk sizes; the bytes stay as written", () => {
@@ -98,7 +84,7 @@ test("gathered pieces never pass the piece size, whatever the chunk sizes; the b
       assert.ok(chunks.includes(given as Uint8Array), "a write above the piece size is a whole chunk of its own");
     }
     assert.is(big, chunks.filter((c) => c.byteLength > piece).length, "each big chunk written alone");
-    assert.ok(sameBytes(joined(sink.copies), joined(chunks)), `the same bytes, in order (piece ${piece})`);
+    same(joined(sink.copies), concat(chunks), `the same bytes, in order (piece ${piece})`);
   }
 });
 
@@ -109,7 +95,7 @@ test("a piece size above COALESCE_BYTES is held to it", () => {
   for (const chunk of chunks) writer.write(chunk);
   writer.flush();
   assert.ok(sink.copies.every((c) => (c as Uint8Array).byteLength <= COALESCE_BYTES));
-  assert.ok(sameBytes(joined(sink.copies), joined(chunks)), "the same bytes, in order");
+  same(joined(sink.copies), concat(chunks), "the same bytes, in order");
 });
 
 test("a string keeps its place; what a task gathered leaves a task later without a flush", async () => {

@@ -17,6 +17,9 @@
  * bytes of a response make Bun send the status line by itself (the echo's body arriving in two reads). Other
  * sinks take pieces of {@link COALESCE_BYTES}.
  *
+ * BUN-COALESCE-WHOLE: the one-shot byte sink of `arrayBuffer()` / `bytes()` gives nothing out before the end, and
+ * a `write()` per chunk cost it more than the join: it gets 64 KiB pieces, written when full or at the end, no timer.
+ *
  * BUN-COALESCE-SCRATCH: the chunks are joined into one scratch buffer shared by every body, not a new one per
  * write: a new 64 KiB buffer per response cost a patched `Bun.serve` about 20 µs of CPU per request (its zeroing,
  * and the page faults of the memory the collector gives back). Bun's sinks copy or send what `write()` is given
@@ -55,11 +58,13 @@ function bytesOf(chunk: unknown): Uint8Array | undefined {
 
 /**
  * A {@link CoalescedWriter} in front of the sink's `write` (`sinkWrite`), writing pieces of at most `pieceBytes`
- * (at most {@link COALESCE_BYTES}) of gathered chunks.
+ * (at most {@link COALESCE_BYTES}) of gathered chunks; with `inTime` false, what is gathered waits for a full
+ * piece or the end, not for a timer (a sink that gives nothing out before the end: Bun's one-shot byte sink).
  */
 export function coalescedWriter(
   sinkWrite: (chunk: unknown) => unknown,
   pieceBytes: number = COALESCE_BYTES,
+  inTime = true,
 ): CoalescedWriter {
   const piece = Math.min(pieceBytes, COALESCE_BYTES);
   let parts: Uint8Array[] = [];
@@ -117,7 +122,7 @@ export function coalescedWriter(
       if (size + length > piece) flushNow();
       parts.push(bytes);
       size += length;
-      if (!timer) {
+      if (!timer && inTime) {
         timer = true;
         setTimeout(onTimer, 0);
       }

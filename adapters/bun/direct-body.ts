@@ -298,18 +298,20 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
         taskPassed = true;
       }, 0);
     }
-    // BUN-COALESCE: a native sink takes a task's byte chunks in few write()s (16 KiB pieces into a response).
-    const coalesced = nativeSink
+    // BUN-COALESCE: a native sink takes a task's byte chunks in few write()s (16 KiB pieces into a response);
+    // BUN-COALESCE-WHOLE: the one-shot byte sink of `arrayBuffer()` / `bytes()` takes 64 KiB pieces, no timer.
+    const coalesced = nativeSink || byteSink
       ? coalescedWriter(
         (chunk) => controller.write(chunk),
         isResponseSink(controller) ? RESPONSE_PIECE_BYTES : COALESCE_BYTES,
+        nativeSink,
       )
       : undefined;
     pipe = pipeToBridge(stream, context, {
       write(chunk): Promise<void> | undefined {
-        if (coalesced !== undefined && chunk != null) return coalesced.write(chunk);
         if (byteSink && !isBodyChunk(chunk)) throw new TypeError(BYTES_REFUSAL);
         if (byteSink && isDetachedView(chunk)) throw detachedRefusal(chunk);
+        if (coalesced !== undefined && chunk != null) return coalesced.write(chunk);
         if (textChunk !== undefined) chunk = textChunk(chunk);
         let written: unknown;
         if (chunk != null) written = controller.write(chunk);

@@ -641,6 +641,15 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
   },
   {
+    id: "rt-response-writer-pull",
+    group: 12,
+    title:
+      "Deno/Bun: Hono's stream() shape as a body: each writer.write() awaited into a TransformStream read by an async pull() -> new Response(s).arrayBuffer()",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
     id: "rt-request-echo",
     group: 12,
     title:

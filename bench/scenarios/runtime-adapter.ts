@@ -269,6 +269,27 @@ function pullSource(RS: RS, chunks: readonly Uint8Array[]): ReadableStream<Uint8
   });
 }
 
+/**
+ * Hono's `stream()` / `streamText()` body (its StreamingApi): each chunk's `writer.write()` awaited into a
+ * `new TransformStream()`, whose readable side an async `pull()` reads into the body, one chunk per wake.
+ */
+function writerPullBody(RS: RS, TS: TS, chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> {
+  const { readable, writable } = new TS<Uint8Array, Uint8Array>();
+  const writer = writable.getWriter();
+  const reader = readable.getReader();
+  void (async () => {
+    for (const chunk of chunks) await writer.write(chunk);
+    await writer.close();
+  })();
+  return new RS<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+  });
+}
+
 async function readAll(body: ReadableStream<Uint8Array>, tally: Tally): Promise<void> {
   const reader = body.getReader();
   for (;;) {
@@ -364,6 +385,18 @@ function buildBench(id: string, data: Data, NativeRS: RS, implName: string, impl
           const tally = new Tally();
           await readAll(new Response(pullSource(RS, chunks) as unknown as BodyInit).body!, tally);
           tally.check(expect, "new Response(stream).body read by a reader loop");
+        },
+      };
+
+    case "rt-response-writer-pull":
+      return {
+        ...(note ? { note } : {}),
+        async run() {
+          const { RS, TS } = activate();
+          const bytes = await new Response(writerPullBody(RS, TS, chunks) as unknown as BodyInit).arrayBuffer();
+          const tally = new Tally();
+          tally.add(new Uint8Array(bytes));
+          tally.check(expect, "writer -> TransformStream -> async pull() -> new Response(s).arrayBuffer()");
         },
       };
 

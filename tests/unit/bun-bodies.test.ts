@@ -393,9 +393,9 @@ bunTest("Bun.serve: a body of ours reaches the client byte for byte, and a chunk
 });
 
 bunTest(
-  "Bun's sinks given one join buffer (BUN-COALESCE-SCRATCH): bodies at once, read slowly, arrive whole",
+  "Bun's sinks given one join buffer (BUN-COALESCE-SCRATCH): bodies at once, read slowly or whole, arrive whole",
   async () => {
-    // Three responses, three uploads and two files at once, each 300 chunks of 700 bytes (more than the join buffer
+    // Three responses, three uploads, two files and three bodies read whole at once, each 300 chunks of 700 bytes (more than the join buffer
     // holds per task, in 3 tasks), every chunk's bytes its own: a join buffer overwritten while a sink still held it
     // would show another body's or another chunk's bytes.
     bun.patchGlobalWebStreams();
@@ -453,8 +453,12 @@ bunTest(
           await Bun.write(files[k]!, new Response(body(id)));
           return wrong(id, new Uint8Array(await Bun.file(files[k]!).arrayBuffer()));
         }),
+        // Bun's one-shot byte sinks (BUN-COALESCE into arrayBuffer(), bytes(), Bun.readableStreamToBytes())
+        (async () => wrong(8, new Uint8Array(await new Response(body(8)).arrayBuffer())))(),
+        (async () => wrong(9, await new Response(body(9)).bytes()))(),
+        (async () => wrong(10, await Bun.readableStreamToBytes(body(10))))(),
       ]);
-      assert.equal(results, Array(8).fill(undefined), "every body whole");
+      assert.equal(results, Array(11).fill(undefined), "every body whole");
     } finally {
       server.stop(true);
       for (const file of files) await Bun.file(file).delete().catch(() => undefined);

@@ -3,7 +3,8 @@
  * `write()`, driven with a recording sink (it copies what it is given before returning, as Bun's sinks do: the
  * join buffer is reused). What the sink gets: the same bytes in the same order, gathered pieces no larger than the
  * piece size, a chunk larger than a piece handed over as it is (not copied) after what was gathered, a string in
- * its place, and what a task gathered written a task later without a flush. Pure JavaScript: runs everywhere.
+ * its place, what a task gathered written in the next turn without a flush (unless the writer never defers: the
+ * one-shot byte sink). Pure JavaScript: runs everywhere (the next-turn case where there is a `setImmediate`).
  *
  *   node tests/unit/bun-coalesced-writes.test.ts   deno run -A tests/unit/bun-coalesced-writes.test.ts
  */
@@ -107,6 +108,33 @@ test("a string keeps its place; what a task gathered leaves a task later without
   assert.equal(sink.copies.map((c) => (typeof c === "string" ? c : (c as Uint8Array).byteLength)), [10, "text"]);
   await task();
   assert.equal(sink.copies.map((c) => (typeof c === "string" ? c : (c as Uint8Array).byteLength)), [10, "text", 20]);
+});
+
+test("what a task gathered leaves in the event loop's next turn (before an immediate queued after it)", async () => {
+  // setImmediate where the runtime has one (Bun, Node.js; a setTimeout(0) would hold the bytes for a millisecond),
+  // else a timer task later.
+  const nextTurn = typeof setImmediate === "function"
+    ? () => new Promise<void>((resolve) => setImmediate(resolve))
+    : task;
+  const sink = recordingSink();
+  const writer = coalescedWriter(sink.write, RESPONSE_PIECE_BYTES);
+  writer.write(filled(30, 3));
+  writer.write(filled(40, 4));
+  assert.equal(sink.copies.length, 0);
+  await nextTurn();
+  assert.equal(sink.copies.map((c) => (c as Uint8Array).byteLength), [70]);
+});
+
+test("the one-shot byte sink's writer (no deferred write) writes only full pieces and at a flush", async () => {
+  const sink = recordingSink();
+  const writer = coalescedWriter(sink.write, COALESCE_BYTES, false);
+  const chunks = Array.from({ length: 100 }, (_, i) => filled(1000, i));
+  for (const chunk of chunks) writer.write(chunk);
+  await task();
+  assert.equal(sink.copies.map((c) => (c as Uint8Array).byteLength), [65000]);
+  writer.flush();
+  assert.equal(sink.copies.map((c) => (c as Uint8Array).byteLength), [65000, 35000]);
+  same(joined(sink.copies), concat(chunks), "the same bytes, in order");
 });
 
 test.run();

@@ -108,17 +108,23 @@ function isEmpty(chunk: unknown): boolean {
   return length === 0 && isBodyChunk(chunk);
 }
 
-/**
- * Whether `controller` is one of Bun's native sinks (the HTTP response of `Bun.serve`, a `fetch` upload, a
- * file of `Bun.write`): one that fails drops what it has not sent yet.
- */
-function isNativeSink(controller: object): boolean {
-  return Object.prototype.toString.call(controller) !== "[object Object]";
+/** The tag of a direct controller (`Object.prototype.toString`), which says which of Bun's sinks it writes. */
+function sinkTag(controller: object): string {
+  return Object.prototype.toString.call(controller);
 }
 
-/** Whether the direct controller writes a `Bun.serve` response (HTTP or HTTPS; BUN-COALESCE-PIECES). */
-function isResponseSink(controller: object): boolean {
-  return /^\[object ReadableHTTPS?ResponseSinkController\]$/.test(Object.prototype.toString.call(controller));
+/**
+ * Whether the controller tagged `tag` is one of Bun's native sinks (the HTTP response of `Bun.serve`, a `fetch`
+ * upload, a file of `Bun.write`): one that fails drops what it has not sent yet.
+ */
+function isNativeSink(tag: string): boolean {
+  return tag !== "[object Object]";
+}
+
+/** Whether the controller tagged `tag` writes a `Bun.serve` response (HTTP or HTTPS; BUN-COALESCE-PIECES). */
+function isResponseSink(tag: string): boolean {
+  return tag === "[object ReadableHTTPResponseSinkController]" ||
+    tag === "[object ReadableHTTPSResponseSinkController]";
 }
 
 /** The message of the `TypeError` Bun's byte consumers give for a chunk that is not text or bytes. */
@@ -255,7 +261,8 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
   const pumpAll = (controller: DirectController): Promise<void> => {
     const byteSink = isOneShotByteSink(controller);
     const textChunk = asText ? textChunks() : undefined;
-    const nativeSink = isNativeSink(controller);
+    const tag = sinkTag(controller);
+    const nativeSink = isNativeSink(tag);
     const fail = (error: unknown): never => {
       try {
         controller.close(error);
@@ -291,19 +298,19 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
       };
       return piped;
     }
-    /** Set a task after this pull: what Bun's own pump wrote by then, it has sent. */
+    /** Set in the event loop's next turn after this pull: what Bun's own pump wrote by then, it has sent. */
     let taskPassed = false;
     if (nativeSink) {
-      setTimeout(() => {
+      setImmediate(() => {
         taskPassed = true;
-      }, 0);
+      });
     }
     // BUN-COALESCE: a native sink takes a task's byte chunks in few write()s (16 KiB pieces into a response);
     // BUN-COALESCE-WHOLE: the one-shot byte sink of `arrayBuffer()` / `bytes()` takes 64 KiB pieces, written when full or at the end.
     const coalesced = nativeSink || byteSink
       ? coalescedWriter(
         (chunk) => controller.write(chunk),
-        isResponseSink(controller) ? RESPONSE_PIECE_BYTES : COALESCE_BYTES,
+        isResponseSink(tag) ? RESPONSE_PIECE_BYTES : COALESCE_BYTES,
         nativeSink,
       )
       : undefined;

@@ -89,7 +89,7 @@ export function isNativeWritable(value: unknown): value is globalThis.WritableSt
 /** The object on `proto`'s prototype chain (itself included) that has `key` as an own property. */
 export function ownerOf(proto: object | undefined, key: PropertyKey): object | undefined {
   let o: object | null | undefined = proto;
-  while (o && !Object.getOwnPropertyDescriptor(o, key)) o = Object.getPrototypeOf(o) as object | null;
+  while (o && !Object.hasOwn(o, key)) o = Object.getPrototypeOf(o) as object | null;
   return o ?? undefined;
 }
 

@@ -48,17 +48,20 @@ const madeBodies = new ObjectSlot<MadeBody>("fusestreams made body");
  * The getters of non-configurable accessors already looked up, by key and by the prototype that owns them (they
  * cannot change; Bun's `body` and `bodyUsed`): a descriptor per lookup cost a Response of ours about 0.4 µs.
  */
-const fixedGetters: Record<string, WeakMap<object, Getter>> = { body: new WeakMap(), bodyUsed: new WeakMap() };
+const fixedGetters: Record<"body" | "bodyUsed", WeakMap<object, Getter>> = {
+  body: new WeakMap(),
+  bodyUsed: new WeakMap(),
+};
 
 /** The prototype getter `key` of `owner` (Bun's `body` / `bodyUsed`), or undefined. */
 function protoGetter(owner: object, key: "body" | "bodyUsed"): Getter | undefined {
   const proto = ownerOf(Object.getPrototypeOf(owner) as object, key);
   if (proto === undefined) return undefined;
-  const known = fixedGetters[key]!.get(proto);
+  const known = fixedGetters[key].get(proto);
   if (known !== undefined) return known;
   const descriptor = Object.getOwnPropertyDescriptor(proto, key);
   const get = descriptor?.get as Getter | undefined;
-  if (get !== undefined && descriptor!.configurable === false) fixedGetters[key]!.set(proto, get);
+  if (get !== undefined && descriptor!.configurable === false) fixedGetters[key].set(proto, get);
   return get;
 }
 

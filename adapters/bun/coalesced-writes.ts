@@ -8,10 +8,10 @@
  * string keeps its place), before the body ends, and otherwise in the event loop's next turn (`setImmediate`): the
  * chunks a task writes leave with the sink's own writes of that turn. (A `setTimeout(0)`, as before, waited a
  * millisecond: a `Bun.serve` event stream of one event per 5 ms arrived 1.28-1.37 ms after each event was made
- * against 0.15-0.38 ms with Bun's own classes; with `setImmediate`, 0.38-0.41 ms, Bun 1.4.5, 2026-11-29.)
- * A chunk larger than a piece is written as it is, right after what was
- * gathered (joining it would only copy it). A `write()` that returns a promise (the sink is full) holds the next
- * chunk's write until it settles, as each chunk's own promise did.
+ * against 0.15-0.38 ms with Bun's own classes; with `setImmediate`, 0.38-0.41 ms, Bun 1.4.5, 2026-11-29.) A chunk
+ * larger than a piece is written as it is, right after what was gathered (joining it would only copy it). A
+ * `write()` that returns a promise (the sink is full) holds the next chunk's write until it settles, as each
+ * chunk's own promise did.
  *
  * BUN-COALESCE-PIECES: a `Bun.serve` response takes pieces of at most {@link RESPONSE_PIECE_BYTES}. Bun 1.4.5's
  * response sink keeps a write of up to 16 KiB in its buffer and sends a larger one at once, so pieces of that size
@@ -21,7 +21,8 @@
  * sinks take pieces of {@link COALESCE_BYTES}.
  *
  * BUN-COALESCE-WHOLE: the one-shot byte sink of `arrayBuffer()` / `bytes()` gives nothing out before the end, and
- * a `write()` per chunk cost it more than the join: it gets 64 KiB pieces, written when full or at the end, never deferred.
+ * a `write()` per chunk cost it more than the join: it gets 64 KiB pieces, written when full or at the end, never
+ * deferred.
  *
  * BUN-COALESCE-SCRATCH: the chunks are joined into one scratch buffer shared by every body, not a new one per
  * write: a new 64 KiB buffer per response cost a patched `Bun.serve` about 20 µs of CPU per request (its zeroing,

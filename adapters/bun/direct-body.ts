@@ -306,7 +306,8 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
       });
     }
     // BUN-COALESCE: a native sink takes a task's byte chunks in few write()s (16 KiB pieces into a response);
-    // BUN-COALESCE-WHOLE: the one-shot byte sink of `arrayBuffer()` / `bytes()` takes 64 KiB pieces, written when full or at the end.
+    // BUN-COALESCE-WHOLE: the one-shot byte sink of `arrayBuffer()` / `bytes()` takes 64 KiB pieces, written when
+    // full or at the end.
     const coalesced = nativeSink || byteSink
       ? coalescedWriter(
         (chunk) => controller.write(chunk),

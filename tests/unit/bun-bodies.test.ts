@@ -395,9 +395,9 @@ bunTest("Bun.serve: a body of ours reaches the client byte for byte, and a chunk
 bunTest(
   "Bun's sinks given one join buffer (BUN-COALESCE-SCRATCH): bodies at once, read slowly or whole, arrive whole",
   async () => {
-    // Three responses, three uploads, two files and three bodies read whole at once, each 300 chunks of 700 bytes (more than the join buffer
-    // holds per task, in 3 tasks), every chunk's bytes its own: a join buffer overwritten while a sink still held it
-    // would show another body's or another chunk's bytes.
+    // Three responses, three uploads, two files and three bodies read whole at once, each 300 chunks of 700 bytes
+    // (more than the join buffer holds per task, in 3 tasks), every chunk's bytes its own: a join buffer overwritten
+    // while a sink still held it would show another body's or another chunk's bytes.
     bun.patchGlobalWebStreams();
     const CHUNKS = 300;
     const SIZE = 700;

@@ -4,11 +4,11 @@
  * first pull starts a fused pipe from ours into a small byte buffer, and whose every pull takes all the
  * bytes buffered so far as one chunk. While the consumer's read is in flight, our pipe keeps filling the
  * buffer, so the next read carries every chunk produced meanwhile. A pull that finds the buffer empty is
- * answered by the very next chunk (nothing waits for a batch to fill), and once the buffer holds
- * `BATCH_BYTES` or more the pipe waits for the consumer (so the buffer holds less than `BATCH_BYTES` plus
- * one chunk, which is kept whole; our stream's queue and the pipe hold what their high-water marks let
- * them): backpressure holds. Used as `bodyBridge` by the
- * Deno and edge adapters; measured in `rt-serve-3` (README, Deno) and `route-3` (README, Edge).
+ * answered by the very next chunk (nothing waits for a batch to fill), enqueued by our pipe's write itself
+ * (BODY-ANSWER-NOW), and once the buffer holds `BATCH_BYTES` or more the pipe waits for the consumer (so the
+ * buffer holds less than `BATCH_BYTES` plus one chunk, which is kept whole; our stream's queue and the pipe
+ * hold what their high-water marks let them): backpressure holds. Used as `bodyBridge` by the Deno and edge
+ * adapters; measured in `rt-serve-3` (README, Deno) and `route-3` (README, Edge).
  *
  * A fused pipe is the batch machinery's cheaper form here: it keeps producing while the runtime's read is in
  * flight. Measured side by side (2026-11-25): a native pull that batch-reads ours (`acquireBatchReader`) and
@@ -57,14 +57,14 @@ function bridgeBody(
   join: boolean,
 ): globalThis.ReadableStream<Uint8Array> {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
-  /** Claimed by a whole-body consumer (see claimBatchedBody) or cancelled before the pipe started. */
+  /** Claimed by a whole-body consumer (see claimBatchedBody), or cancelled: what a take has not enqueued stays out. */
   let claimed = false;
   let parts: Uint8Array[] = [];
   let size = 0;
   let ended = false;
   let pipe: BridgePipe | undefined;
-  /** The pending native pull, resolved when bytes (or the end) arrive. */
-  let waiting: (() => void) | undefined;
+  /** A native pull found nothing: the next chunk (or the end) is handed over as it arrives. */
+  let waiting = false;
   /** Our pipe's pending write, resolved when the native side takes the buffer. */
   let room: (() => void) | undefined;
 
@@ -81,13 +81,17 @@ function bridgeBody(
     size = 0;
     if (taken.length === 1) controller.enqueue(taken[0]!);
     else if (join) controller.enqueue(joinBytes(taken, bytes));
-    else for (let i = 0; i < taken.length; i++) controller.enqueue(taken[i]!);
+    // The consumer may cancel from inside an enqueue (Deno's server reads each chunk synchronously).
+    else for (let i = 0; i < taken.length && !claimed; i++) controller.enqueue(taken[i]!);
     release();
   };
+  // BODY-ANSWER-NOW: a waiting pull is answered from inside the pipe's write or close, so a chunk costs no
+  // promise of ours and no job. Unobservable: the pull returned undefined and the stream holds nothing, so the
+  // enqueue is the one the answer in a later job would have made, with the same chunk, in the same order.
   const wake = (): void => {
-    const pull = waiting;
-    waiting = undefined;
-    pull?.();
+    if (!waiting) return;
+    waiting = false;
+    answer();
   };
   const answer = (): void => {
     if (size > 0) take();
@@ -113,7 +117,7 @@ function bridgeBody(
     pipe.done.then(undefined, (error: unknown) => {
       parts = [];
       size = 0;
-      waiting = undefined;
+      waiting = false;
       try {
         controller.error(error);
       } catch {
@@ -142,7 +146,8 @@ function bridgeBody(
           answer();
           return undefined;
         }
-        return new Promise<void>((resolve) => (waiting = resolve)).then(answer);
+        waiting = true;
+        return undefined;
       },
       cancel(reason): Promise<void> {
         if (pipe === undefined) {
@@ -152,10 +157,12 @@ function bridgeBody(
         }
         parts = [];
         size = 0;
-        const cancelled = pipe.cancel(reason);
+        claimed = true;
+        waiting = false;
+        const done = pipe.cancel(reason);
         // The pipe finishes a write in flight before it lets go of ours: let a write waiting for room end.
         release();
-        return cancelled;
+        return done;
       },
     },
     { highWaterMark: 0 },

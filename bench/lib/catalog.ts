@@ -677,6 +677,15 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
   },
   {
+    id: "rt-serve-writer",
+    group: 12,
+    title:
+      "Deno/Bun: a Deno.serve / Bun.serve route returning Hono's stream() shape (writer.write() into a TransformStream read by an async pull(), one chunk per wake) to a loopback fetch() client",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
     id: "rt-proxy",
     group: 12,
     title:

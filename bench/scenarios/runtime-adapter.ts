@@ -444,6 +444,26 @@ function buildBench(id: string, data: Data, NativeRS: RS, implName: string, impl
       };
     }
 
+    case "rt-serve-writer": {
+      const path = `/serve-writer-${implName}/${data.count}x${data.size}`;
+      serverSlot().routes.set(path, () => {
+        const { RS, TS } = impl.classes();
+        return new Response(writerPullBody(RS, TS, chunks) as unknown as BodyInit);
+      });
+      return {
+        note: `${
+          note ? `${note}; ` : ""
+        }${serverName} route: Hono's stream() shape -> new Response(); client: fetch() + arrayBuffer()`,
+        async run() {
+          activate();
+          const response = await fetch(serverUrl() + path);
+          const tally = new Tally();
+          tally.add(new Uint8Array(await response.arrayBuffer()));
+          tally.check(expect, `${serverName} writer route -> loopback client`);
+        },
+      };
+    }
+
     case "rt-proxy": {
       // A route that forwards another response's body untouched: with the patch, `upstream.body` is one of
       // our shells, and `new Response(shell)` must give the runtime its own (resource-backed) stream back.

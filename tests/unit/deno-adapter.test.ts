@@ -294,4 +294,60 @@ denoTest(
   },
 );
 
+denoTest(
+  "Deno.serve and a body written one chunk per wake (Hono's stream() shape): exact bytes; a client gone mid-body cancels ours",
+  async () => {
+    deno.patchGlobalWebStreams();
+    const enc = new TextEncoder();
+    const rows = renderRows(400);
+    /** Why the endless body's writes stopped (its write failed, or its readable side was cancelled). */
+    let stopped: ((why: string) => void) | undefined;
+    const ended = new Promise<string>((resolve) => (stopped = resolve));
+    /** A writer-fed TransformStream read by an async pull, as Hono's StreamingApi does: one chunk per wake. */
+    const writerBody = (write: (w: WritableStreamDefaultWriter<Uint8Array>) => Promise<void>) => {
+      const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+      const reader = readable.getReader();
+      const writer = writable.getWriter();
+      void write(writer).then(() => writer.close(), (e: unknown) => stopped!(`write failed: ${String(e)}`));
+      return new ReadableStream<Uint8Array>({
+        async pull(c) {
+          const { done, value } = await reader.read();
+          if (done) c.close();
+          else c.enqueue(value);
+        },
+        cancel(reason) {
+          stopped!(`cancelled: ${String(reason)}`);
+          return reader.cancel(reason);
+        },
+      });
+    };
+    const server = await serve!((req) => {
+      if (new URL(req.url).pathname === "/rows") {
+        return new Response(writerBody(async (w) => {
+          for (const row of rows) await w.write(enc.encode(row));
+        }));
+      }
+      return new Response(writerBody(async (w) => {
+        for (let i = 0;; i++) {
+          await w.write(enc.encode(`${i} `.repeat(100)));
+          if (i % 64 === 63) await new Promise((r) => setTimeout(r, 1));
+        }
+      }));
+    });
+    try {
+      assert.is(await (await fetch(`${server.url}/rows`)).text(), rows.join(""), "every row, in order, once");
+      const endless = await fetch(`${server.url}/endless`);
+      const reader = endless.body!.getReader();
+      let bytes = 0;
+      while (bytes < 256 * 1024) bytes += (await reader.read()).value!.byteLength;
+      await reader.cancel("client gone");
+      const why = await bounded(ended, "the endless body stops", 5_000);
+      assert.ok(/^(cancelled|write failed)/.test(why), `ours stopped: ${why}`);
+      assert.is(await (await fetch(`${server.url}/rows`)).text(), rows.join(""), "the server still answers whole");
+    } finally {
+      await server.stop();
+    }
+  },
+);
+
 test.run();

@@ -38,6 +38,13 @@ function filled(length: number, seed: number): Uint8Array {
 }
 
 const task = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+/**
+ * The event loop's next turn, when the writer writes what a task gathered: an immediate where the runtime has
+ * `setImmediate` (Bun, Node.js; Node may run a 0 ms timer before an immediate queued earlier), else a timer task.
+ */
+const nextTurn = typeof setImmediate === "function"
+  ? (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+  : task;
 
 test("a response's 64 chunks of 1 KiB reach the sink as four 16 KiB pieces, in order", () => {
   const sink = recordingSink();
@@ -106,16 +113,12 @@ test("a string keeps its place; what a task gathered leaves a task later without
   writer.write("text");
   writer.write(filled(20, 2));
   assert.equal(sink.copies.map((c) => (typeof c === "string" ? c : (c as Uint8Array).byteLength)), [10, "text"]);
-  await task();
+  await nextTurn();
   assert.equal(sink.copies.map((c) => (typeof c === "string" ? c : (c as Uint8Array).byteLength)), [10, "text", 20]);
 });
 
 test("what a task gathered leaves in the event loop's next turn (before an immediate queued after it)", async () => {
-  // setImmediate where the runtime has one (Bun, Node.js; a setTimeout(0) would hold the bytes for a millisecond),
-  // else a timer task later.
-  const nextTurn = typeof setImmediate === "function"
-    ? () => new Promise<void>((resolve) => setImmediate(resolve))
-    : task;
+  // (a setTimeout(0) of the writer's would hold the bytes for a millisecond on Bun)
   const sink = recordingSink();
   const writer = coalescedWriter(sink.write, RESPONSE_PIECE_BYTES);
   writer.write(filled(30, 3));

@@ -303,12 +303,18 @@ denoTest(
     /** Why the endless body's writes stopped (its write failed, or its readable side was cancelled). */
     let stopped: ((why: string) => void) | undefined;
     const ended = new Promise<string>((resolve) => (stopped = resolve));
-    /** A writer-fed TransformStream read by an async pull, as Hono's StreamingApi does: one chunk per wake. */
-    const writerBody = (write: (w: WritableStreamDefaultWriter<Uint8Array>) => Promise<void>) => {
+    /**
+     * A writer-fed TransformStream read by an async pull, as Hono's StreamingApi does: one chunk per wake;
+     * `report` hears why its writes stopped.
+     */
+    const writerBody = (
+      write: (w: WritableStreamDefaultWriter<Uint8Array>) => Promise<void>,
+      report?: (why: string) => void,
+    ) => {
       const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
       const reader = readable.getReader();
       const writer = writable.getWriter();
-      void write(writer).then(() => writer.close(), (e: unknown) => stopped!(`write failed: ${String(e)}`));
+      void write(writer).then(() => writer.close(), (e: unknown) => report?.(`write failed: ${String(e)}`));
       return new ReadableStream<Uint8Array>({
         async pull(c) {
           const { done, value } = await reader.read();
@@ -316,7 +322,7 @@ denoTest(
           else c.enqueue(value);
         },
         cancel(reason) {
-          stopped!(`cancelled: ${String(reason)}`);
+          report?.(`cancelled: ${String(reason)}`);
           return reader.cancel(reason);
         },
       });
@@ -332,7 +338,7 @@ denoTest(
           await w.write(enc.encode(`${i} `.repeat(100)));
           if (i % 64 === 63) await new Promise((r) => setTimeout(r, 1));
         }
-      }));
+      }, stopped));
     });
     try {
       assert.is(await (await fetch(`${server.url}/rows`)).text(), rows.join(""), "every row, in order, once");

@@ -44,6 +44,8 @@ export { createNativeCodec } from "./compression/native-codec.ts";
 // (FP-ENCODE-SHORT), installed by an adapter from measurement.
 export { setShortEncoder } from "./codecs/short-encode-hook.ts";
 export { utf8EncodeShort } from "./codecs/utf8-encode.ts";
+// FP-ENCODE-LEND: a TextEncoderStream piped into our codec lends its UTF-8 from a pool, on an adapter's word.
+export { setEncodeLending } from "./codecs/encode-lend.ts";
 // OWN-BYTES's slot (its unit test asks it).
 export { isOwnBytes } from "./shared/own-bytes.ts";
 // FP-ENCODE-INTO: a TextEncoderStream's bytes read whole by a body consumer, with no chunk per string.

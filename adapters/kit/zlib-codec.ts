@@ -25,6 +25,7 @@ import {
   type CompressionFormat,
   setCodecOutputQueue,
   setCompressionCodecFactory,
+  setEncodeLending,
   typeError,
 } from "../../core/internal.ts";
 import type { PatchTransaction } from "./patch-transaction.ts";
@@ -94,6 +95,12 @@ export interface ZlibCodecOptions {
    * Deno's own brotli compressor is a different one, many times faster than node:zlib's at its default quality.
    */
   readonly compressFormats?: readonly CompressionFormat[];
+  /**
+   * FP-ENCODE-LEND (default off): a TextEncoderStream piped into one of our compression streams lends each
+   * chunk's UTF-8 from a shared pool instead of a new ArrayBuffer (this codec reads a chunk before `push()`
+   * returns). On where a new ArrayBuffer costs more than the check (Deno).
+   */
+  readonly lendEncoderChunks?: boolean;
   /**
    * The OS byte of the gzip header the compressor writes (RFC 1952 §2.3.1; zlib writes the platform's, 3 on
    * Unix): Deno's own compressor writes 255 ("unknown"), and so must ours for the same bytes.
@@ -697,6 +704,7 @@ function usableZlib(loadZlib: () => ZlibModule | undefined): ZlibModule | null {
 export function installZlibCodec(loadZlib: () => ZlibModule | undefined, options?: ZlibCodecOptions): void {
   setCompressionCodecFactory(zlibCodecFactory(loadZlib, options));
   setCodecOutputQueue(options?.outputQueue ?? 0);
+  setEncodeLending(options?.lendEncoderChunks === true);
 }
 
 /**

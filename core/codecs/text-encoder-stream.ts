@@ -16,6 +16,7 @@ import {
 } from "../transform/transform-stream.ts";
 import { utf8Encode } from "./text-natives.ts";
 import { noteOwnBytes } from "../shared/own-bytes.ts";
+import { lendEncoded } from "../shared/lent-bytes.ts";
 import { readableStreamInternalOrUndefined } from "../readable/brand.ts";
 import { READABLE } from "../readable/stream-internal.ts";
 import type { DefaultControllerInternal } from "../readable/default-controller.ts";
@@ -49,9 +50,18 @@ function encodeAndEnqueue(this: EncoderState, chunk: unknown): void {
     if (last === 0) return;
     input = input.slice(0, last);
   }
-  if (this.sink !== undefined) this.sink(input);
+  if (this.sink !== undefined) {
+    this.sink(input);
+    return;
+  }
+  // FP-ENCODE-LEND: into a codec through a pipe of ours, the UTF-8 is lent from a shared pool.
+  const lent = lendEncoded(this.stream, input);
+  if (lent !== undefined) {
+    TransformStreamEnqueue(this.stream, lent);
+    return;
+  }
   // OWN-BYTES: the chunk is noted, so a CompressionStream next in the chain need not read its buffer.
-  else TransformStreamEnqueue(this.stream, noteOwnBytes(utf8Encode(input)));
+  TransformStreamEnqueue(this.stream, noteOwnBytes(utf8Encode(input)));
 }
 
 /** "Encode and flush" (Encoding §7.4): a leading surrogate still held becomes U+FFFD (EF BF BD). */

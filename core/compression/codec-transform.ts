@@ -17,6 +17,7 @@ import { bufferSourceBytes } from "./buffer-source.ts";
 import { type CodecSink, type CompressionCodec, createCodec } from "./codec.ts";
 import type { CodecMode, CompressionFormat } from "./formats.ts";
 import { codecOutputQueue } from "./output-queue.ts";
+import { giveBack, READS_CHUNK_AT_ONCE } from "../shared/lent-bytes.ts";
 
 type Controller = TransformStreamDefaultController<Uint8Array>;
 
@@ -65,7 +66,11 @@ function transformChunk(state: CodecState, chunk: unknown, controller: Controlle
   if (state.failure !== undefined) throw state.failure.reason;
   try {
     const bytes = bufferSourceBytes(chunk, state.interfaceName);
-    return bytes.byteLength === 0 ? undefined : settled(state, state.codec.push(bytes));
+    if (bytes.byteLength === 0) return undefined;
+    const result = state.codec.push(bytes);
+    // FP-ENCODE-LEND: the codec has read the bytes (the codec contract), so a lent view is free again.
+    giveBack(bytes);
+    return settled(state, result);
   } catch (e) {
     state.codec.release();
     throw e;
@@ -100,6 +105,8 @@ export function createCodecTransform(
   // to Object.prototype may be taken for one.
   const transformer = {
     __proto__: null,
+    // FP-ENCODE-LEND: the transform reads each chunk before it returns and keeps none of it.
+    [READS_CHUNK_AT_ONCE]: true,
     transform: (chunk: unknown, controller: Controller) => transformChunk(state, chunk, controller),
     flush: (controller: Controller) => flushCodec(state, controller),
     cancel: () => state.codec.release(),

@@ -522,6 +522,14 @@ function makeFlush(pipe: Pipe): () => void {
   return () => pipe.flush();
 }
 
+/**
+ * The destination of `owner` when it is one of our pipes (a reader's owner) that is not shutting down: a chunk its
+ * read request gets reaches that writable stream or is dropped. Else undefined. For FP-ENCODE-LEND.
+ */
+export function LivePipeDestination(owner: unknown): WritableStreamInternal | undefined {
+  return owner instanceof Pipe && !owner.shuttingDown ? owner.dest : undefined;
+}
+
 /** "Getting a promise to wait for all" of the actions (each may be absent), without Promise.all. */
 export function waitForAll(first: Action | undefined, second: Action | undefined): Promise<unknown> {
   const d = newDeferred<undefined>();

@@ -10,7 +10,8 @@
  * @module
  */
 import { NativeUint8Array } from "../shared/primordials.ts";
-import { READS_CHUNK_AT_ONCE, setEncodeLender } from "../shared/lent-bytes.ts";
+import { setEncodeLender } from "../shared/lent-bytes.ts";
+import { IsCodecTransform } from "../compression/codec-transform.ts";
 import type { ReaderInternal } from "../readable/stream-internal.ts";
 import { LivePipeDestination } from "../readable/pipe-to.ts";
 import { utf8EncodeInto } from "./text-natives.ts";
@@ -27,15 +28,15 @@ let out = 0;
 
 /**
  * Whether the readable side of `stream` (a TextEncoderStream's transform) has one waiting read, a live pipe of ours
- * into a transform marked READS_CHUNK_AT_ONCE.
+ * into our codec's transform.
  */
 function lendsToCodec(stream: unknown): boolean {
   const reader = (stream as { readable: { reader: ReaderInternal | undefined } }).readable.reader;
   if (reader === undefined || reader.size !== 1) return false;
-  // A reader owned by a pipe holds that pipe's read requests only.
-  const gate = LivePipeDestination(reader.owner)?.gate as { transformer?: unknown } | undefined;
-  const transformer = gate?.transformer as { [READS_CHUNK_AT_ONCE]?: unknown } | null | undefined;
-  return typeof transformer === "object" && transformer !== null && transformer[READS_CHUNK_AT_ONCE] === true;
+  // A reader owned by a pipe holds that pipe's read requests only. The destination's transform is read from its
+  // internal slot: nothing of the user's is asked.
+  const gate = LivePipeDestination(reader.owner)?.gate as { transformFn?: unknown } | undefined;
+  return gate !== undefined && IsCodecTransform(gate.transformFn);
 }
 
 function lend(stream: unknown, input: string): Uint8Array<ArrayBuffer> | undefined {

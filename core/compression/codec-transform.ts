@@ -17,7 +17,7 @@ import { bufferSourceBytes } from "./buffer-source.ts";
 import { type CodecSink, type CompressionCodec, createCodec } from "./codec.ts";
 import type { CodecMode, CompressionFormat } from "./formats.ts";
 import { codecOutputQueue } from "./output-queue.ts";
-import { giveBack, READS_CHUNK_AT_ONCE } from "../shared/lent-bytes.ts";
+import { giveBack } from "../shared/lent-bytes.ts";
 
 type Controller = TransformStreamDefaultController<Uint8Array>;
 
@@ -67,9 +67,13 @@ function transformChunk(state: CodecState, chunk: unknown, controller: Controlle
   try {
     const bytes = bufferSourceBytes(chunk, state.interfaceName);
     if (bytes.byteLength === 0) return undefined;
-    const result = state.codec.push(bytes);
-    // FP-ENCODE-LEND: the codec has read the bytes (the codec contract), so a lent view is free again.
-    giveBack(bytes);
+    let result: Promise<void> | undefined;
+    try {
+      result = state.codec.push(bytes);
+    } finally {
+      // FP-ENCODE-LEND: the codec has read the bytes (the codec contract), or failed: a lent view is free again.
+      giveBack(bytes);
+    }
     return settled(state, result);
   } catch (e) {
     state.codec.release();
@@ -95,6 +99,36 @@ function flushCodec(state: CodecState, controller: Controller): Promise<void> | 
   return PromisePrototypeThen(result, () => state.codec.release());
 }
 
+/** The transformer of a codec's TransformStream: its methods are called with it as `this`. */
+interface CodecTransformer {
+  __proto__: null;
+  readonly state: CodecState;
+  transform: typeof codecTransform;
+  flush: typeof codecFlush;
+  cancel: typeof codecCancel;
+}
+
+function codecTransform(this: CodecTransformer, chunk: unknown, controller: Controller): Promise<void> | undefined {
+  return transformChunk(this.state, chunk, controller);
+}
+
+function codecFlush(this: CodecTransformer, controller: Controller): Promise<void> | undefined {
+  return flushCodec(this.state, controller);
+}
+
+function codecCancel(this: CodecTransformer): void {
+  this.state.codec.release();
+}
+
+/**
+ * FP-ENCODE-LEND: whether `transformFn` (a TransformStream's transform, from its internal slot) is a codec's, which
+ * reads each chunk before it returns and keeps none of it. The function is this module's own and reaches no user
+ * code, so no user's transformer can pass for one.
+ */
+export function IsCodecTransform(transformFn: unknown): boolean {
+  return transformFn === codecTransform;
+}
+
 /** A new TransformStream that compresses (`mode` "compress") or decompresses `format`. */
 export function createCodecTransform(
   format: CompressionFormat,
@@ -103,13 +137,12 @@ export function createCodecTransform(
   const state = new CodecState(format, mode);
   // No prototype: the TransformStream reads the transformer's members by name, and nothing a script added
   // to Object.prototype may be taken for one.
-  const transformer = {
+  const transformer: CodecTransformer = {
     __proto__: null,
-    // FP-ENCODE-LEND: the transform reads each chunk before it returns and keeps none of it.
-    [READS_CHUNK_AT_ONCE]: true,
-    transform: (chunk: unknown, controller: Controller) => transformChunk(state, chunk, controller),
-    flush: (controller: Controller) => flushCodec(state, controller),
-    cancel: () => state.codec.release(),
+    state,
+    transform: codecTransform,
+    flush: codecFlush,
+    cancel: codecCancel,
   };
   const queue = codecOutputQueue();
   const transformerOf = transformer as Transformer<BufferSource, Uint8Array>;

@@ -148,18 +148,41 @@ withLending("chunks seen by anyone but the codec are new Uint8Arrays over ArrayB
   );
   check(seen, "a user transform");
   assert.is(await gunzip(gz), parts.join(""));
+  // a transformer that answers every property, symbols included (a Proxy): still a user's transform
+  const proxied: Uint8Array[] = [];
+  const answersAll = new Proxy({} as Record<PropertyKey, unknown>, {
+    get(_target, key) {
+      if (key === "transform") {
+        return (chunk: Uint8Array, c: TransformStreamDefaultController<Uint8Array>) => {
+          proxied.push(chunk);
+          c.enqueue(chunk);
+        };
+      }
+      return typeof key === "symbol" ? true : undefined;
+    },
+  });
+  const gz2 = await collect(
+    source(parts)
+      .pipeThrough(new TextEncoderStream())
+      .pipeThrough(new TransformStream<Uint8Array, Uint8Array>(answersAll as Transformer<Uint8Array, Uint8Array>))
+      .pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>),
+  );
+  check(proxied, "a Proxy transformer");
+  assert.is(await gunzip(gz2), parts.join(""));
 });
 
 withLending(
-  "a codec that makes writes wait: chunks queued behind it keep their bytes while later ones are lent",
+  "a codec that makes writes wait: every chunk's bytes as encoded, most of them lent",
   async () => {
     // A codec that copies each chunk (as the codec contract says it must before push() returns) and outputs the
-    // copies as they are, making every third push wait a task: the next chunk is then queued in the writable side,
-    // lent, while the encoder lends on.
+    // copies as they are, making every third push wait a task (the pipe then waits, and lends again after).
     const copies: Uint8Array[] = [];
     let pushes = 0;
+    let lent = 0;
     const previous = setCompressionCodecFactory((_format, _mode, sink) => ({
       push(bytes) {
+        // A lent chunk is a view of the shared 64 KiB pool.
+        if (bytes.buffer.byteLength === 64 * 1024 && bytes.byteLength < 64 * 1024) lent++;
         const copy = bytes.slice();
         copies.push(copy);
         sink.enqueue(copy);
@@ -175,6 +198,7 @@ withLending(
       );
       assert.is(dec.decode(out), parts.join(""), "every chunk's bytes as they were encoded");
       assert.ok(pushes > 600, `${pushes} pushes`);
+      assert.ok(lent > pushes / 2, `most chunks were lent (${lent} of ${pushes})`);
     } finally {
       setCompressionCodecFactory(previous);
     }

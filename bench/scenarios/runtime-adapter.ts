@@ -420,46 +420,31 @@ function buildBench(id: string, data: Data, NativeRS: RS, implName: string, impl
     }
 
     case "rt-serve-0":
-    case "rt-serve-3": {
-      // rt-serve-0: the source itself is the body (a stream that is no transform's readable side)
+    case "rt-serve-3":
+    case "rt-serve-writer": {
+      // rt-serve-0: the source itself is the body (a stream that is no transform's readable side);
+      // rt-serve-writer: Hono's stream() shape, one chunk per wake
+      const writer = id === "rt-serve-writer";
       const transforms = id === "rt-serve-3" ? 3 : 0;
-      const path = `/serve${transforms}-${implName}/${data.count}x${data.size}`;
+      const path = `/${writer ? "serve-writer" : `serve${transforms}`}-${implName}/${data.count}x${data.size}`;
       serverSlot().routes.set(path, () => {
         const { RS, TS } = impl.classes();
+        if (writer) return new Response(writerPullBody(RS, TS, chunks) as unknown as BodyInit);
         let out = pullSource(RS, chunks);
         for (let k = 0; k < transforms; k++) out = out.pipeThrough(passOn(TS));
         return new Response(out as unknown as BodyInit);
       });
+      const body = writer ? "Hono's stream() shape" : `pull source -> ${transforms} transforms`;
       return {
         note: `${
           note ? `${note}; ` : ""
-        }${serverName} route: pull source -> ${transforms} transforms -> new Response(); client: fetch() + arrayBuffer()`,
+        }${serverName} route: ${body} -> new Response(); client: fetch() + arrayBuffer()`,
         async run() {
           activate();
           const response = await fetch(serverUrl() + path);
           const tally = new Tally();
           tally.add(new Uint8Array(await response.arrayBuffer()));
           tally.check(expect, `${serverName} route -> loopback client`);
-        },
-      };
-    }
-
-    case "rt-serve-writer": {
-      const path = `/serve-writer-${implName}/${data.count}x${data.size}`;
-      serverSlot().routes.set(path, () => {
-        const { RS, TS } = impl.classes();
-        return new Response(writerPullBody(RS, TS, chunks) as unknown as BodyInit);
-      });
-      return {
-        note: `${
-          note ? `${note}; ` : ""
-        }${serverName} route: Hono's stream() shape -> new Response(); client: fetch() + arrayBuffer()`,
-        async run() {
-          activate();
-          const response = await fetch(serverUrl() + path);
-          const tally = new Tally();
-          tally.add(new Uint8Array(await response.arrayBuffer()));
-          tally.check(expect, `${serverName} writer route -> loopback client`);
         },
       };
     }

@@ -12,6 +12,7 @@ import {
   TransformStream,
 } from "../../mod.ts";
 import { setCompressionCodecFactory, setEncodeLending } from "../../core/internal.ts";
+import { concat } from "../shared/compression-suite.ts";
 
 const dec = new TextDecoder();
 
@@ -45,13 +46,7 @@ async function collect(stream: ReadableStream<Uint8Array>, slow = false): Promis
     parts.push(value);
     if (slow && parts.length % 3 === 0) await new Promise((r) => setTimeout(r, 0));
   }
-  const all = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.byteLength;
-  }
-  return all;
+  return concat(parts);
 }
 
 async function gunzip(bytes: Uint8Array): Promise<string> {
@@ -120,7 +115,7 @@ withLending("chunks seen by anyone but the codec are new Uint8Arrays over ArrayB
       assert.is(c.byteOffset, 0, `${what}: byteOffset`);
       assert.is(c.buffer.byteLength, c.byteLength, `${what}: the buffer holds the chunk alone`);
     }
-    assert.is(dec.decode(concatAll(seen)), parts.join(""), `${what}: the text`);
+    assert.is(dec.decode(concat(seen)), parts.join(""), `${what}: the text`);
   };
   // read by a reader
   const read: Uint8Array[] = [];
@@ -204,15 +199,5 @@ withLending(
     }
   },
 );
-
-function concatAll(parts: readonly Uint8Array[]): Uint8Array {
-  const all = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.byteLength;
-  }
-  return all;
-}
 
 test.run();

@@ -16,7 +16,7 @@ import type { PatchOptions, RuntimeAdapter, ToNativeReadableStream } from "../ki
 import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { batchedBodyParts } from "../kit/batched-body-bridge.ts";
-import { collectByBatches, patchBodyConsumers } from "../kit/body-consumers.ts";
+import { collectByBatches, patchBodyConsumers, withCodecBytes } from "../kit/body-consumers.ts";
 import { shellHooks } from "../kit/native-shells.ts";
 import { patchNodeStreamSymbols } from "../kit/node-stream-symbols.ts";
 import { patchInspect } from "./inspect.ts";
@@ -75,7 +75,7 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
     { name: "deno-body-streams", run: patchBodyStreams },
     { name: "deno-internal-slots", run: patchInternalSlots },
     { name: "deno-inspect", run: patchInspect },
-    { name: "deno-consumers", run: (tx) => patchBodyConsumers(tx, collectByBatches) },
+    { name: "deno-consumers", run: (tx) => patchBodyConsumers(tx, withCodecBytes(collectByBatches)) },
     { name: "deno-resource-reads", run: (tx) => tx.defineValue(shellHooks, "openReader", openResourceReader) },
     { name: "deno-byte-kind", run: (tx) => tx.defineValue(shellHooks, "isByteStream", isNativeByteStream) },
     { name: "transfer", run: patchTransfer },

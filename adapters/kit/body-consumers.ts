@@ -21,7 +21,7 @@
  */
 import { collectBytes, isTransformReadable, WritableStream } from "../../core/internal.ts";
 import { claimBatchedBody, type ClaimedBody } from "./batched-body-bridge.ts";
-import { collectEncodedText } from "./encoded-text.ts";
+import { collectCodecBytes, collectEncodedText } from "./encoded-text.ts";
 import { joinBytes } from "./join-bytes.ts";
 import { syncBodyShellOf } from "./body-shells.ts";
 import { ownerOf } from "./natives.ts";
@@ -80,6 +80,15 @@ export async function collectByBatches(claim: ClaimedBody): Promise<Uint8Array<A
   if (isTransformReadable(stream)) return collectByPipe(claim);
   const { chunks, length } = await collectBytes(stream, context, bodyBytes);
   return joinBytes(chunks, length);
+}
+
+/**
+ * `collect` with FP-CODEC-INTO in front: a CompressionStream's or DecompressionStream's readable side gives its
+ * bytes with no chunk per codec call (the codec copies its output into the body's buffer). Deno's consumers take it
+ * (`pipe-html-gzip`, bench/README.md); in workerd it measured level (`html-gzip`, `gunzip-1k`), so not there.
+ */
+export function withCodecBytes(collect: BodyCollector): BodyCollector {
+  return (claim) => collectCodecBytes(claim.stream) ?? collect(claim);
 }
 
 type Method = (this: object, ...args: unknown[]) => Promise<unknown>;

@@ -136,6 +136,9 @@ const EMPTY = new Uint8Array(0);
  */
 let scratch: Uint8Array | undefined;
 
+/** Where {@link ZlibRunner.run} hands output: the first `length` bytes of `from` (see CodecSink's `copy`). */
+type Output = (from: Uint8Array, length: number) => void;
+
 /** One format's zlib object and flush values. */
 interface Engine {
   readonly create: CreateZlib;
@@ -228,8 +231,12 @@ class ZlibRunner {
     };
   }
 
-  /** Feeds `input` with `flush`; each output chunk goes to `output`. Throws the TypeError of a zlib failure. */
-  run(input: Uint8Array, flush: number, output: (chunk: Uint8Array) => void): void {
+  /**
+   * Feeds `input` with `flush`; each output chunk goes to `output` as the first `length` bytes of the scratch
+   * buffer, which is written again once `output` returns (the sink's `copy`). Throws the TypeError of a zlib
+   * failure.
+   */
+  run(input: Uint8Array, flush: number, output: Output): void {
     const handle = this.#handle;
     const state = this.#state;
     const out = scratch ??= new Uint8Array(OUT_BYTES);
@@ -243,7 +250,7 @@ class ZlibRunner {
       const produced = OUT_BYTES - outLeft;
       inOffset += inLength - inLeft;
       inLength = inLeft;
-      if (produced !== 0) output(out.slice(0, produced));
+      if (produced !== 0) output(out, produced);
       if (outLeft === 0) continue; // the scratch buffer was filled: there may be more
       // Output room was left: zlib took all the input it will take. Some left means the stream ended.
       this.leftOver = inLength;
@@ -286,7 +293,7 @@ class ZlibDecompressor implements CompressionCodec {
   readonly #engine: Engine;
   readonly #probeEnd: boolean;
   readonly #format: CompressionFormat;
-  readonly #enqueue: (chunk: Uint8Array) => void;
+  readonly #output: Output;
 
   /**
    * `probeEnd`: the handle does not report a stream that ended early (Deno's brotli); the end is then checked
@@ -298,13 +305,13 @@ class ZlibDecompressor implements CompressionCodec {
     this.#engine = engine;
     this.#probeEnd = probeEnd;
     this.#format = format;
-    this.#enqueue = (chunk) => sink.enqueue(chunk);
+    this.#output = (from, length) => sink.copy(from, length);
   }
 
   push(bytes: Uint8Array): undefined {
     const runner = this.#runner;
     if (runner.ended) throw trailingData(this.#format);
-    runner.run(bytes, this.#engine.process, this.#enqueue);
+    runner.run(bytes, this.#engine.process, this.#output);
     if (runner.ended) throw trailingData(this.#format);
     return undefined;
   }
@@ -312,7 +319,7 @@ class ZlibDecompressor implements CompressionCodec {
   finish(): undefined {
     // zlib reports a stream that ended early as an error of the finishing call.
     const runner = this.#runner;
-    runner.run(EMPTY, this.#engine.finish, this.#enqueue);
+    runner.run(EMPTY, this.#engine.finish, this.#output);
     if (this.#probeEnd && !runner.ended) {
       runner.run(END_PROBE, this.#engine.process, ignoreOutput);
       if (runner.leftOver !== 1) throw truncated(this.#format);
@@ -331,11 +338,18 @@ const END_PROBE = new Uint8Array(1);
 function gzipHeaderSink(sink: CodecSink, os: number | undefined): CodecSink {
   if (os === undefined) return sink;
   let offset = 0;
+  const mark = (chunk: Uint8Array, length: number): void => {
+    if (offset <= 9 && offset + length > 9) chunk[9 - offset] = os;
+    offset += length;
+  };
   return {
     enqueue(chunk: Uint8Array): void {
-      if (offset <= 9 && offset + chunk.byteLength > 9) chunk[9 - offset] = os;
-      offset += chunk.byteLength;
+      mark(chunk, chunk.byteLength);
       sink.enqueue(chunk);
+    },
+    copy(from: Uint8Array, length: number): void {
+      mark(from, length);
+      sink.copy(from, length);
     },
     error: (reason: unknown) => sink.error(reason),
   };
@@ -355,7 +369,7 @@ class ZlibCompressor implements CompressionCodec {
   readonly #engine: Engine;
   /** The flush value of a call per chunk (no ZLIB-COALESCE), else undefined. */
   readonly #eachChunk: number | undefined;
-  readonly #enqueue: (chunk: Uint8Array) => void;
+  readonly #output: Output;
   /** ZLIB-REUSE on, for a resettable format. */
   readonly #reuse: boolean;
   /** The finishing call returned (the stream is complete). */
@@ -374,19 +388,19 @@ class ZlibCompressor implements CompressionCodec {
       : options.coalesce === false
       ? engine.process
       : undefined;
-    this.#enqueue = (chunk) => sink.enqueue(chunk);
+    this.#output = (from, length) => sink.copy(from, length);
   }
 
   push(bytes: Uint8Array): undefined {
     if (this.#eachChunk !== undefined) {
-      this.#runner.run(bytes, this.#eachChunk, this.#enqueue);
+      this.#runner.run(bytes, this.#eachChunk, this.#output);
       return undefined;
     }
     const length = bytes.byteLength;
     if (this.#staged + length > STAGE_BYTES) {
       this.#drain();
       if (length >= STAGE_BYTES) {
-        this.#runner.run(bytes, this.#engine.process, this.#enqueue);
+        this.#runner.run(bytes, this.#engine.process, this.#output);
         return undefined;
       }
     }
@@ -398,7 +412,7 @@ class ZlibCompressor implements CompressionCodec {
 
   finish(): undefined {
     this.#drain();
-    this.#runner.run(EMPTY, this.#engine.finish, this.#enqueue);
+    this.#runner.run(EMPTY, this.#engine.finish, this.#output);
     this.#finished = true;
     return undefined;
   }
@@ -414,7 +428,7 @@ class ZlibCompressor implements CompressionCodec {
     if (this.#staged === 0) return;
     const staged = this.#stage.subarray(0, this.#staged);
     this.#staged = 0;
-    this.#runner.run(staged, this.#engine.process, this.#enqueue);
+    this.#runner.run(staged, this.#engine.process, this.#output);
   }
 }
 
@@ -442,7 +456,7 @@ const DONE = 8;
 class GzipCodec implements CompressionCodec {
   readonly #runner: ZlibRunner;
   readonly #crc32: (data: Uint8Array, value?: number) => number;
-  readonly #enqueue: (chunk: Uint8Array) => void;
+  readonly #output: Output;
   #state = HEADER;
   /** Header and trailer bytes collected while a fixed-size field is incomplete. */
   readonly #field = new Uint8Array(10);
@@ -459,10 +473,10 @@ class GzipCodec implements CompressionCodec {
   constructor(runner: ZlibRunner, crc32: (data: Uint8Array, value?: number) => number, sink: CodecSink) {
     this.#runner = runner;
     this.#crc32 = crc32;
-    this.#enqueue = (chunk) => {
-      this.#crc = crc32(chunk, this.#crc);
-      this.#size = (this.#size + chunk.byteLength) >>> 0;
-      sink.enqueue(chunk);
+    this.#output = (from, length) => {
+      this.#crc = crc32(from.subarray(0, length), this.#crc);
+      this.#size = (this.#size + length) >>> 0;
+      sink.copy(from, length);
     };
   }
 
@@ -474,7 +488,7 @@ class GzipCodec implements CompressionCodec {
       if (state === BODY) {
         const runner = this.#runner;
         const input = offset === 0 ? bytes : bytes.subarray(offset);
-        runner.run(input, Z_NO_FLUSH, this.#enqueue);
+        runner.run(input, Z_NO_FLUSH, this.#output);
         if (!runner.ended) return undefined;
         offset = length - runner.leftOver;
         this.#state = TRAILER;
@@ -490,7 +504,7 @@ class GzipCodec implements CompressionCodec {
   finish(): undefined {
     if (this.#state === BODY) {
       // The deflate data may have ended exactly at the end of the last chunk: a finishing call tells.
-      this.#runner.run(EMPTY, Z_FINISH, this.#enqueue);
+      this.#runner.run(EMPTY, Z_FINISH, this.#output);
       this.#state = TRAILER;
     }
     if (this.#state !== DONE) throw truncated("gzip");

@@ -17,9 +17,7 @@ import {
 import { utf8Encode } from "./text-natives.ts";
 import { noteOwnBytes } from "../shared/own-bytes.ts";
 import { lendEncoded } from "../shared/lent-bytes.ts";
-import { readableStreamInternalOrUndefined } from "../readable/brand.ts";
-import { READABLE } from "../readable/stream-internal.ts";
-import type { DefaultControllerInternal } from "../readable/default-controller.ts";
+import { untouchedTransformReadable } from "../transform/untouched-readable.ts";
 
 /** A TextEncoderStream's encoder state: its transform and its [[leading surrogate]] ("" for null). */
 class EncoderState {
@@ -135,16 +133,13 @@ defineInterface(TextEncoderStream, "TextEncoderStream");
  * wants only its bytes joined: no chunk it would have seen is made.
  */
 export function takeEncoderText(readable: unknown, sink: (input: string) => void): boolean {
-  const s = readableStreamInternalOrUndefined(readable);
   // The encoder is found through the transform behind the readable side, not a WeakMap keyed by it: V8 keeps a
   // WeakMap's young keys and values alive through every minor GC (bench/README.md, "Steady state and the young
   // generation").
-  const transform = s?.transform as TransformStreamHandle | undefined;
-  if (transform === undefined || transform.transformFn !== encodeAndEnqueue) return false;
+  const transform = untouchedTransformReadable(readable, encodeAndEnqueue);
+  if (transform === undefined) return false;
   const state = transform.transformer as EncoderState;
   if (state.sink !== undefined) return false;
-  if (s!.reader !== undefined || s!.disturbed || s!.state !== READABLE) return false;
-  if (((s as DefaultControllerInternal).queue?.size ?? 0) !== 0) return false;
   state.sink = sink;
   return true;
 }

@@ -10,7 +10,9 @@
  * The codec is released when the stream ends, errors, is cancelled or aborted.
  * @module
  */
-import { PromisePrototypeThen } from "../shared/primordials.ts";
+import { PromisePrototypeThen, ReflectApply } from "../shared/primordials.ts";
+import type { ByteBuilder } from "../shared/byte-builder.ts";
+import { untouchedTransformReadable } from "../transform/untouched-readable.ts";
 import { TransformStream } from "../transform/transform-stream.ts";
 import type { Transformer } from "../types.ts";
 import { bufferSourceBytes } from "./buffer-source.ts";
@@ -20,6 +22,8 @@ import { codecOutputQueue } from "./output-queue.ts";
 import { giveBack } from "../shared/lent-bytes.ts";
 
 type Controller = TransformStreamDefaultController<Uint8Array>;
+
+const sliceMethod = Uint8Array.prototype.slice;
 
 /** One stream's codec and the controller its output goes to; the codec's sink. */
 class CodecState implements CodecSink {
@@ -35,8 +39,19 @@ class CodecState implements CodecSink {
     this.codec = createCodec(format, mode, this);
   }
 
+  /** FP-CODEC-INTO: set once the readable side's only reader takes the output whole (see takeCodecOutput). */
+  collector: ByteBuilder | undefined = undefined;
+
   enqueue(chunk: Uint8Array): void {
-    this.controller!.enqueue(chunk);
+    const collector = this.collector;
+    if (collector === undefined) this.controller!.enqueue(chunk);
+    else collector.append(chunk, chunk.byteLength);
+  }
+
+  copy(from: Uint8Array, length: number): void {
+    const collector = this.collector;
+    if (collector === undefined) this.controller!.enqueue(ReflectApply(sliceMethod, from, [0, length]) as Uint8Array);
+    else collector.append(from, length);
   }
 
   error(reason: unknown): void {
@@ -127,6 +142,22 @@ function codecCancel(this: CodecTransformer): void {
  */
 export function IsCodecTransform(transformFn: unknown): boolean {
   return transformFn === codecTransform;
+}
+
+/**
+ * FP-CODEC-INTO: when `readable` is the readable side of one of our codecs' TransformStreams that nothing has read
+ * or locked and that holds no chunk, hands every byte its codec makes from now on to `collector` instead of
+ * enqueuing chunks, and returns true (the readable side then only closes or errors); otherwise returns false and
+ * changes nothing. For a consumer that locks `readable` at once, before any user code runs, and wants only its
+ * bytes joined: no chunk it would have seen is made.
+ */
+export function takeCodecOutput(readable: unknown, collector: ByteBuilder): boolean {
+  const transform = untouchedTransformReadable(readable, codecTransform);
+  if (transform === undefined) return false;
+  const state = (transform.transformer as CodecTransformer).state;
+  if (state.collector !== undefined) return false;
+  state.collector = collector;
+  return true;
 }
 
 /** A new TransformStream that compresses (`mode` "compress") or decompresses `format`. */

@@ -11,13 +11,19 @@ import type { CodecMode, CompressionFormat } from "./formats.ts";
 import { createNativeCodec } from "./native-codec.ts";
 
 /**
- * Where a codec's output goes. `enqueue` takes each output chunk, in order, as soon as the codec has it (a
- * Uint8Array over an ArrayBuffer no other chunk shares, not empty); `error` reports a failure found outside
- * a `push()` or `finish()` call (an asynchronous codec), as a TypeError for bad input.
+ * Where a codec's output goes. `enqueue` and `copy` take each output chunk, in order, as soon as the codec has it;
+ * `error` reports a failure found outside a `push()` or `finish()` call (an asynchronous codec), as a TypeError for
+ * bad input.
  */
 export interface CodecSink {
-  /** One output chunk. */
+  /** One output chunk: a Uint8Array over an ArrayBuffer no other chunk shares, not empty. */
   enqueue(chunk: Uint8Array): void;
+  /**
+   * One output chunk that is the first `length` bytes (not none) of `from`, a buffer the codec writes again once
+   * this returns: the sink copies them (into a chunk of their own, or where a consumer that took the stream's
+   * output whole keeps its bytes: FP-CODEC-INTO).
+   */
+  copy(from: Uint8Array, length: number): void;
   /** Errors the stream (both sides) with `reason`. */
   error(reason: unknown): void;
 }

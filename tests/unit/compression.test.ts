@@ -15,6 +15,7 @@ import {
   WritableStream,
 } from "../../mod.ts";
 import {
+  collectCodecBytes,
   type CompressionCodec,
   type CompressionCodecFactory,
   type CompressionFormat,
@@ -532,6 +533,111 @@ codecTest("a chunk that is not a BufferSource errors both sides with a TypeError
     }
   }
 });
+
+/** Writes `chunks` into `pair` (each write awaited, then close) and returns what `taken` gives; or the error. */
+async function takenThrough(
+  pair: CompressionStream | DecompressionStream,
+  taken: Promise<Uint8Array<ArrayBuffer>>,
+  chunks: unknown[],
+): Promise<Uint8Array<ArrayBuffer>> {
+  const writer = (pair as unknown as Pair).writable.getWriter();
+  const writing = (async () => {
+    for (const c of chunks) await writer.write(c as BufferSource);
+    await writer.close();
+  })();
+  writing.catch(() => {});
+  return await taken;
+}
+
+codecTest("FP-CODEC-INTO: output taken whole is the bytes a reader gets, in one exact buffer", async () => {
+  const data = textish(200_000);
+  for (const format of FORMATS) {
+    const chunks = cut(data.subarray(0, sized(format, data.length)), BOUNDARIES);
+    const read = await compressWith(format, chunks);
+    const cs = new CompressionStream(format);
+    const taken = collectCodecBytes(cs.readable);
+    assert.ok(taken !== undefined, `${format}: a fresh CompressionStream is taken`);
+    assert.ok(cs.readable.locked, `${format}: and locked at once`);
+    const bytes = await takenThrough(cs, taken!, chunks);
+    sameBytes(bytes, read, `${format}: compressed, taken = read`);
+    assert.is(bytes.buffer.byteLength, bytes.byteLength, `${format}: a buffer of exactly their length`);
+    const ds = new DecompressionStream(format);
+    const back = await takenThrough(ds, collectCodecBytes(ds.readable)!, cut(bytes, [1, 700, 3]));
+    sameBytes(back, concat(chunks), `${format}: decompressed, taken`);
+  }
+}, "every");
+
+async function refusedWithChunkQueued(): Promise<void> {
+  const previous = setCodecOutputQueue(4);
+  let queued: DecompressionStream;
+  try {
+    queued = new DecompressionStream("deflate");
+  } finally {
+    setCodecOutputQueue(previous);
+  }
+  const writer = queued.writable.getWriter();
+  await writer.write(zlib!.deflateSync(textish(5000)) as Bytes);
+  assert.is(collectCodecBytes(queued.readable), undefined, "holding a chunk");
+  void writer.close();
+  sameBytes(concat(await collect(queued.readable as AsyncIterable<Uint8Array>)), textish(5000), "read as before");
+}
+
+codecTest(
+  "FP-CODEC-INTO: only a codec's readable side nothing has read, locked or queued; errors reject",
+  async (factory) => {
+    assert.is(collectCodecBytes(new ReadableStream()), undefined, "another stream");
+    assert.is(collectCodecBytes(new TransformStream().readable), undefined, "another transform's");
+    assert.is(collectCodecBytes({}), undefined, "not a stream");
+    const locked = new CompressionStream("gzip");
+    const reader = locked.readable.getReader();
+    assert.is(collectCodecBytes(locked.readable), undefined, "locked");
+    reader.releaseLock();
+    const read = new CompressionStream("gzip");
+    const early = read.readable.getReader();
+    early.read().catch(() => undefined);
+    early.releaseLock();
+    assert.is(collectCodecBytes(read.readable), undefined, "disturbed");
+    // output already queued (a stream allowed to work ahead): a decompressor given a whole stream, not read. With a
+    // zlib codec its output is queued when the write settles (the default codec's comes later, from the runtime's).
+    if (factory !== undefined) await refusedWithChunkQueued();
+
+    // a write made before the take, still waiting for a reader (no work ahead allowed), is taken
+    const standard = setCodecOutputQueue(0);
+    let waiting: CompressionStream;
+    try {
+      waiting = new CompressionStream("deflate");
+    } finally {
+      setCodecOutputQueue(standard);
+    }
+    const waitingWriter = waiting.writable.getWriter();
+    void waitingWriter.write(textish(1000));
+    await new Promise((r) => setTimeout(r, 0));
+    const withWaiting = collectCodecBytes(waiting.readable);
+    assert.ok(withWaiting !== undefined, "a stream with a write waiting is taken");
+    void waitingWriter.write(textish(2000).subarray(1000));
+    void waitingWriter.close();
+    sameBytes(zlib!.inflateSync(await withWaiting!), textish(2000), "the waiting write first");
+    // corrupt, truncated and trailing input: the stream's TypeError
+    const good = zlib!.gzipSync(textish(3000));
+    const bad: [string, Uint8Array][] = [
+      ["corrupt", Uint8Array.from(good, (b, i) => (i === 20 ? b ^ 0xff : b))],
+      ["truncated", good.subarray(0, good.length - 5)],
+      ["trailing", concat([good, new Uint8Array([1, 2, 3])])],
+    ];
+    for (const [what, input] of bad) {
+      const ds = new DecompressionStream("gzip");
+      const e = await takenThrough(ds, collectCodecBytes(ds.readable)!, [input]).then(() => "fulfilled", (x) => x);
+      assert.instance(e, TypeError, what);
+    }
+    // an abort of the writable side rejects with its reason
+    const cs = new CompressionStream("gzip");
+    const failed = collectCodecBytes(cs.readable)!;
+    const boom = new Error("boom");
+    void (cs as unknown as Pair).writable.abort(boom);
+    assert.is(await failed.then(() => "fulfilled", (x) => x), boom);
+  },
+  "every",
+);
 
 test("OWN-BYTES: a TextEncoderStream's small chunk is known without its buffer; no other chunk is", async () => {
   const encoder = new TextEncoderStream();

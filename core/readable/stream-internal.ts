@@ -6,6 +6,7 @@
  */
 import {
   type AlgorithmResult,
+  invokeChunkCallback,
   invokePromiseCallback,
   invokePromiseCallback1,
   LazyPromise,
@@ -187,7 +188,7 @@ export abstract class ReadableStreamInternal implements SourceAlgorithms {
       return invokePromiseCallback1(pull, this.source, this.pub);
     }
     const ext = this.ext ??= new ReadableStreamExtras();
-    return invokePromiseCallback(pull, this.source, ext.pullArgs ??= [this.pub]);
+    return invokeChunkCallback(pull, this.source, ext.pullArgs ??= [this.pub]);
   }
 
   /** The cancel algorithm of a user source: calls `cancel(reason)`. */

@@ -10,6 +10,8 @@ import {
   type Callable,
   JAVASCRIPTCORE,
   NativePromise,
+  ObjectGetPrototypeOf,
+  OriginalPromiseThen,
   PromisePrototypeThen,
   PromiseReject,
   PromiseResolve,
@@ -220,6 +222,39 @@ export function invokePromiseCallback(
 
 /**
  * invokePromiseCallback for the per-chunk callbacks (pull(controller), write(chunk, controller),
+ * transform(chunk, controller)), with FP-CHUNK-PROMISE: an `async` callback's promise is reacted to as it is.
+ */
+export function invokeChunkCallback(fn: Callable, thisArg: unknown, args: unknown[]): AlgorithmResult {
+  let r: unknown;
+  try {
+    r = ReflectApply(fn, thisArg, args);
+  } catch (e) {
+    return PromiseReject(e);
+  }
+  return r === undefined ? undefined : chunkCallbackPromise(fn, r);
+}
+
+/** The prototype of every `async function` of this realm, and the promises they return. */
+const AsyncFunctionPrototype: object = ObjectGetPrototypeOf(async () => {}) as object;
+const NativePromisePrototype: Promise<unknown> = NativePromise.prototype;
+
+/**
+ * FP-CHUNK-PROMISE (core/README.md): the promise a per-chunk callback's result `r` stands for. "A promise resolved
+ * with" `r` (WebIDL's conversion to `Promise<undefined>`) adopts a promise through `then`, two jobs later than `r`
+ * itself settles; when `fn` is an `async` function of this realm, `r` is the new native promise it made (nothing
+ * else can have touched it), and when `then` is still the intrinsic one, adopting it would call exactly the
+ * reaction-adding `then` the caller calls on `r` itself: `r` is used as it is, as Node.js and WebKit do. The one
+ * read of `then` the adoption makes is made here (Promise.prototype's).
+ */
+function chunkCallbackPromise(fn: Callable, r: unknown): Promise<unknown> {
+  if (ObjectGetPrototypeOf(fn) === AsyncFunctionPrototype && NativePromisePrototype.then === OriginalPromiseThen) {
+    return r as Promise<unknown>;
+  }
+  return promiseResolvedWith(r);
+}
+
+/**
+ * invokePromiseCallback for the per-chunk callbacks (pull(controller), write(chunk, controller),
  * transform(chunk, controller)) on engines that remove a literal argument list (V8): the list is written in
  * the Reflect.apply call itself, so it is removed even when this function is not inlined into its caller,
  * where an argument list passed in as a parameter costs an allocation and a generic spread call.
@@ -231,7 +266,7 @@ export function invokePromiseCallback1(fn: Callable, thisArg: unknown, a: unknow
   } catch (e) {
     return PromiseReject(e);
   }
-  return r === undefined ? undefined : promiseResolvedWith(r);
+  return r === undefined ? undefined : chunkCallbackPromise(fn, r);
 }
 
 /** invokePromiseCallback1 with two arguments. */
@@ -242,7 +277,7 @@ export function invokePromiseCallback2(fn: Callable, thisArg: unknown, a: unknow
   } catch (e) {
     return PromiseReject(e);
   }
-  return r === undefined ? undefined : promiseResolvedWith(r);
+  return r === undefined ? undefined : chunkCallbackPromise(fn, r);
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   algorithmToPromise,
   type Deferred,
   EXTERNAL_START,
+  invokeChunkCallback,
   invokePromiseCallback,
   invokePromiseCallback2,
   newDeferred,
@@ -292,7 +293,7 @@ class TransformStreamInternal implements SinkAlgorithms, SourceAlgorithms, Direc
     if (!REUSE_ARGUMENT_LISTS) return invokePromiseCallback2(fn, this.transformer, chunk, this.pub);
     const args = this.transformArgs ??= [undefined, this.pub];
     args[0] = chunk;
-    const result = invokePromiseCallback(fn, this.transformer, args);
+    const result = invokeChunkCallback(fn, this.transformer, args);
     args[0] = undefined;
     return result;
   }

@@ -7,6 +7,7 @@ import {
   type AlgorithmResult,
   type Deferred,
   EXTERNAL_START,
+  invokeChunkCallback,
   invokePromiseCallback,
   invokePromiseCallback2,
   LazyPromise,
@@ -183,7 +184,7 @@ export class WritableStreamInternal implements SinkAlgorithms {
     const ext = this.ext ??= new WritableStreamExtras();
     const args = ext.writeArgs ??= [undefined, pub];
     args[0] = chunk;
-    const result = invokePromiseCallback(fn, this.sink, args);
+    const result = invokeChunkCallback(fn, this.sink, args);
     args[0] = undefined;
     return result;
   }

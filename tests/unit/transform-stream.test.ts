@@ -465,10 +465,29 @@ test("backpressure: writes waiting on it settle in the same microtasks (sync, as
   const expected = "ready@1 ra@2 wa@3 rb@3 wb@4 rc@4 wc@5 rdone@6 close@7 closed@7";
   assert.is(await settleOrder(undefined, "close"), expected);
   assert.is(await settleOrder({ transform: (chunk, c) => c.enqueue(chunk) }, "close"), expected);
+  // FP-CHUNK-PROMISE: an async transform's own promise is reacted to (as Deno's own streams order it); a function that
+  // returns a promise, or any callback once Promise.prototype.then is replaced, gets the reference's adoption (two
+  // jobs later per write, as Bun's own streams order both).
   assert.is(
     await settleOrder({ transform: async (chunk, c) => c.enqueue(chunk) }, "close"),
-    "ready@1 ra@2 wa@7 rb@7 wb@11 rc@11 wc@15 rdone@16 close@17 closed@17",
+    "ready@1 ra@2 wa@5 rb@5 wb@7 rc@7 wc@9 rdone@10 close@11 closed@11",
   );
+  const adopted = "ready@1 ra@2 wa@7 rb@7 wb@11 rc@11 wc@15 rdone@16 close@17 closed@17";
+  assert.is(await settleOrder({ transform: (chunk, c) => Promise.resolve(c.enqueue(chunk)) }, "close"), adopted);
+  const then = Promise.prototype.then;
+  let thenCalls = 0;
+  Promise.prototype.then = function (this: Promise<unknown>, ...args: unknown[]) {
+    thenCalls++;
+    return Reflect.apply(then, this, args);
+  } as typeof then;
+  let patchedThen: string;
+  try {
+    patchedThen = await settleOrder({ transform: async (chunk, c) => c.enqueue(chunk) }, "close");
+  } finally {
+    Promise.prototype.then = then;
+  }
+  assert.is(patchedThen, adopted, "a replaced then: the adoption, which calls it");
+  assert.ok(thenCalls >= 3, `the replaced then is called for each write's promise (${thenCalls} calls)`);
   assert.is(
     await settleOrder({
       transform() {

@@ -237,18 +237,31 @@ export function invokeChunkCallback(fn: Callable, thisArg: unknown, args: unknow
 /** The prototype of every `async function` of this realm, and the promises they return. */
 const AsyncFunctionPrototype: object = ObjectGetPrototypeOf(async () => {}) as object;
 const NativePromisePrototype: Promise<unknown> = NativePromise.prototype;
+/** PromiseResolve(%Promise%, x), bound once: its brand check answers `x` itself for a promise of this realm. */
+const promiseResolve: (x: unknown) => Promise<unknown> = NativePromise.resolve.bind(NativePromise);
 
 /**
  * FP-CHUNK-PROMISE (core/README.md): the promise a per-chunk callback's result `r` stands for. "A promise resolved
  * with" `r` (WebIDL's conversion to `Promise<undefined>`) adopts a promise through `then`, two jobs later than `r`
- * itself settles; when `fn` is an `async` function of this realm, `r` is the new native promise it made (nothing
- * else can have touched it), and when `then` is still the intrinsic one, adopting it would call exactly the
- * reaction-adding `then` the caller calls on `r` itself: `r` is used as it is, as Node.js and WebKit do. The one
- * read of `then` the adoption makes is made here (Promise.prototype's).
+ * itself settles. When `fn` looks like an `async` function of this realm, `then` is still the intrinsic one, and `r`
+ * is a native promise of this realm (its prototype, and PromiseResolve's brand check, which answers `r` itself),
+ * adopting it would call exactly the reaction-adding `then` the caller calls on `r`: `r` is used as it is, as Node.js
+ * does. Anything else, including a trap that throws while this looks, gets the adoption.
  */
 function chunkCallbackPromise(fn: Callable, r: unknown): Promise<unknown> {
-  if (ObjectGetPrototypeOf(fn) === AsyncFunctionPrototype && NativePromisePrototype.then === OriginalPromiseThen) {
-    return r as Promise<unknown>;
+  try {
+    if (
+      ObjectGetPrototypeOf(fn) === AsyncFunctionPrototype && NativePromisePrototype.then === OriginalPromiseThen &&
+      typeof r === "object" && r !== null && ObjectGetPrototypeOf(r) === NativePromisePrototype
+    ) {
+      const same = promiseResolve(r);
+      if (same === r) return r as Promise<unknown>;
+      // Not this realm's promise after all (a Proxy, or a changed `constructor`): the promise PromiseResolve made is
+      // dropped, its rejection handled.
+      PromisePrototypeThen(same, undefined, noop);
+    }
+  } catch {
+    // A Proxy's trap threw while we looked: the adoption below, which never looked.
   }
   return promiseResolvedWith(r);
 }

@@ -498,6 +498,77 @@ test("backpressure: writes waiting on it settle in the same microtasks (sync, as
   );
 });
 
+// FP-CHUNK-PROMISE looks at a callback only to skip the adoption of a real promise: whatever else it meets (a Proxy
+// of an async function answering a thenable or a value, a trap that throws, a revoked Proxy) is adopted as before.
+test("FP-CHUNK-PROMISE: callbacks that only look async are adopted (thenables, values, throwing traps)", async () => {
+  const wrap = (impl: (...args: never[]) => unknown) =>
+    new Proxy(async () => {}, { apply: (_t, self, args) => Reflect.apply(impl, self, args) }) as never;
+  const throwingTrap = new Proxy(async (c: string, ctl: TransformStreamDefaultController<string>) => ctl.enqueue(c), {
+    getPrototypeOf() {
+      throw new Error("trap");
+    },
+  }) as never;
+  const revocable = Proxy.revocable(async () => {}, {
+    apply: (_t, _self, args: unknown[]) => {
+      revocable.revoke();
+      (args[1] as TransformStreamDefaultController<string>).enqueue(args[0] as string);
+      return undefined;
+    },
+  });
+  let thenCalls = 0;
+  const thenable = () => ({
+    then(resolve: () => void) {
+      thenCalls++;
+      resolve();
+    },
+  });
+  const transforms: [string, unknown][] = [
+    ["a thenable", wrap((c: string, ctl: TransformStreamDefaultController<string>) => (ctl.enqueue(c), thenable()))],
+    ["a value", wrap((c: string, ctl: TransformStreamDefaultController<string>) => (ctl.enqueue(c), 5))],
+    ["a throwing getPrototypeOf trap", throwingTrap],
+    ["a Proxy revoked by its own call", revocable.proxy],
+  ];
+  for (const [what, transform] of transforms) {
+    const ts = new TransformStream<string, string>({ transform: transform as never });
+    const writer = ts.writable.getWriter();
+    const reader = ts.readable.getReader();
+    const written = writer.write("x");
+    assert.equal(await reader.read(), { done: false, value: "x" }, what);
+    await written;
+  }
+  assert.is(thenCalls, 1, "the thenable's then, called once by the adoption");
+  // not promises, though they look like one: the adoption calls the intrinsic then on them, a TypeError
+  const notPromises: [string, () => unknown][] = [
+    ["a Proxy of a promise", () => new Proxy(Promise.resolve(), {})],
+    ["an object made from Promise.prototype", () => Object.create(Promise.prototype)],
+  ];
+  for (const [what, make] of notPromises) {
+    const ts = new TransformStream<string, string>({
+      transform: wrap((c: string, ctl: TransformStreamDefaultController<string>) => (ctl.enqueue(c), make())),
+    });
+    const writer = ts.writable.getWriter();
+    const reader = ts.readable.getReader();
+    const written = writer.write("x").then(() => "fulfilled", (e: unknown) => e);
+    assert.equal(await reader.read(), { done: false, value: "x" }, what);
+    assert.instance(await written, TypeError, `${what}: the write rejects`);
+    assert.instance(
+      await reader.read().then(() => "fulfilled", (e: unknown) => e),
+      TypeError,
+      `${what}: the stream errored`,
+    );
+  }
+  // write() and pull() the same way
+  const sink = wrap(() => thenable());
+  await new WritableStream<string>({ write: sink }).getWriter().write("y");
+  let pulls = 0;
+  const source = new ReadableStream<number>({
+    pull: wrap((c: ReadableStreamDefaultController<number>) => (c.enqueue(++pulls), 1)),
+  }, { highWaterMark: 0 });
+  const r = source.getReader();
+  assert.equal([(await r.read()).value, (await r.read()).value], [1, 2]);
+  assert.is(thenCalls, 2);
+});
+
 test("backpressure: writes waiting on it settle in the same microtasks when aborted or cancelled", async () => {
   assert.is(
     await settleOrder(undefined, "abort"),

@@ -568,13 +568,7 @@ codecTest("FP-CODEC-INTO: output taken whole is the bytes a reader gets, in one 
 }, "every");
 
 async function refusedWithChunkQueued(): Promise<void> {
-  const previous = setCodecOutputQueue(4);
-  let queued: DecompressionStream;
-  try {
-    queued = new DecompressionStream("deflate");
-  } finally {
-    setCodecOutputQueue(previous);
-  }
+  const queued = await withOutputQueue(4, () => new DecompressionStream("deflate"));
   const writer = queued.writable.getWriter();
   await writer.write(zlib!.deflateSync(textish(5000)) as Bytes);
   assert.is(collectCodecBytes(queued.readable), undefined, "holding a chunk");
@@ -602,13 +596,7 @@ codecTest(
     if (factory !== undefined) await refusedWithChunkQueued();
 
     // a write made before the take, still waiting for a reader (no work ahead allowed), is taken
-    const standard = setCodecOutputQueue(0);
-    let waiting: CompressionStream;
-    try {
-      waiting = new CompressionStream("deflate");
-    } finally {
-      setCodecOutputQueue(standard);
-    }
+    const waiting = await withOutputQueue(0, () => new CompressionStream("deflate"));
     const waitingWriter = waiting.writable.getWriter();
     void waitingWriter.write(textish(1000));
     await new Promise((r) => setTimeout(r, 0));
@@ -836,10 +824,10 @@ async function writesWithoutReading(pair: Pair, chunks: Bytes[]): Promise<number
 }
 
 /** Runs `fn` with the codec streams' output queue set to `chunks` (output-queue.ts), then puts the previous back. */
-async function withOutputQueue(chunks: number, fn: () => Promise<void>): Promise<void> {
+async function withOutputQueue<T>(chunks: number, fn: () => T | Promise<T>): Promise<T> {
   const previous = setCodecOutputQueue(chunks);
   try {
-    await fn();
+    return await fn();
   } finally {
     setCodecOutputQueue(previous);
   }

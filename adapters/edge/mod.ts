@@ -40,6 +40,8 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
   detect: onEdgeRuntime,
   // BODY-BATCH: workerd reads a JavaScript body stream with a C++ call per chunk; batches cut them down.
   bodyBridge: batchedBody,
+  // NATIVE-CODEC-THROUGH: our codecs drive workerd's own; from a native source, workerd pipes through its own.
+  codecThrough: true,
   // BODY-CONSUME: text()/arrayBuffer()/bytes()/json() of a body of ours read it without the bridge.
   after: [{ name: "edge-consumers", run: (tx) => patchBodyConsumers(tx) }],
 });
@@ -47,8 +49,9 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
 /**
  * Makes the global stream classes fusestreams' on workerd and edge-light, all or nothing (see the adapter
  * contract): `Response`/`Request` bodies and `fetch` responses are our streams (a shell over the native
- * body, one native read per chunk), native streams pipe into ours and ours into native ones
- * (`CompressionStream` & co. stay native), and our streams are accepted by `new Response()`,
+ * body, one native read per chunk), native streams pipe into ours and ours into native ones (our
+ * `CompressionStream` and `DecompressionStream` drive workerd's own; a native stream or an unread body piped
+ * straight into a new one is piped by workerd through its own), and our streams are accepted by `new Response()`,
  * `new Request()` and `fetch()`: they are handed over as native streams of byte chunks, the one kind of
  * stream workerd reads on every compatibility date, each chunk carrying every byte our stream produced
  * while the runtime's previous read was in flight (BODY-BATCH). A chunk that is not an ArrayBuffer or ArrayBufferView

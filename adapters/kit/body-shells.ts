@@ -23,11 +23,15 @@ const shellStates = new ObjectSlot<BodyLink>("fusestreams body link");
  * on as they are (a default stream may hand the same chunk object to several readers, e.g. both branches
  * of its `tee()`, as undici 6 clones a body: transferring it would detach the other reader's bytes).
  * Either way its native stream can still be handed, whole, to a pipe as a default-stream shell while
- * nothing has read it (see {@link takeBodyForPipe}).
+ * nothing has read it (see {@link takeBodyForPipe}). `bytes` false makes a default-stream shell whatever the
+ * native stream's kind (for a stream that stands for a default stream of ours).
  */
-export function bodyShell(native: globalThis.ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+export function bodyShell(
+  native: globalThis.ReadableStream<Uint8Array>,
+  bytes: boolean = isByteStream(native),
+): ReadableStream<Uint8Array> {
   const state = new BodyLink(native);
-  const stream = linkedShell(native, isByteStream(native), state);
+  const stream = linkedShell(native, bytes, state);
   shellStates.set(stream, state);
   return stream;
 }
@@ -98,15 +102,41 @@ export function takeBodyForPipe(stream: unknown, options: unknown): ReadableStre
     // Only options the pipe is sure to accept: a pipe that rejects them must leave the body untouched.
     if (preventCancel || (signal !== undefined && !(signal instanceof AbortSignal))) return undefined;
   }
+  const pipe = handOverToPipe(body, state);
+  return readableShell(state.native, false, pipe.end);
+}
+
+/** A body shell's native stream handed to a pipe, and what the pipe calls when it has read it to its end. */
+export interface BodyForPipe {
+  readonly native: globalThis.ReadableStream<Uint8Array>;
+  /** The native stream closed (`failed` false) or failed with `error`: the body shell ends so and is unlocked. */
+  end(failed: boolean, error?: unknown): void;
+}
+
+/** Locks the body shell `body` to a pipe and hands its native stream over (see {@link takeBodyForPipe}). */
+function handOverToPipe(body: ReadableStream<Uint8Array>, state: BodyLink): BodyForPipe {
   state.handOver();
   // The pipe's lock on the body shell, through a reader no code can reach: its release makes no TypeError
   // for a `closed` promise nobody could see (BODY-PIPE-LOCK).
   const held = acquireBatchReader(body as unknown as ReadableStreamLike<Uint8Array>, "pipeTo");
-  return readableShell(state.native, false, (failed, error) => {
-    if (failed) state.error(error);
-    else held.cancel().then(undefined, noop);
-    held.release();
-  });
+  return {
+    native: state.native as globalThis.ReadableStream<Uint8Array>,
+    end(failed, error) {
+      if (failed) state.error(error);
+      else held.cancel().then(undefined, noop);
+      held.release();
+    },
+  };
+}
+
+/**
+ * NATIVE-CODEC-THROUGH: when `stream` is a body shell nothing has read or locked yet, locks it to a pipe the
+ * runtime runs (as BODY-PIPE does for ours) and returns its native stream with the pipe's `end`; otherwise
+ * undefined.
+ */
+export function takeBodyForNativePipe(stream: unknown): BodyForPipe | undefined {
+  const state = freeBodyShell(stream);
+  return state === undefined ? undefined : handOverToPipe(stream as ReadableStream<Uint8Array>, state);
 }
 
 /**

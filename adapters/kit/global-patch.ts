@@ -12,6 +12,7 @@ import type {
   RuntimeName,
   UnpatchGlobalWebStreams,
 } from "./contract.ts";
+import { pipeThroughNativeCodec } from "./codec-through.ts";
 import { bodyShellFor, syncBodyShellOf, takeBodyForPipe } from "./body-shells.ts";
 import { holdNativeOf, readableShell, releaseUnusedWritableShell, writableShell } from "./native-shells.ts";
 import {
@@ -112,6 +113,12 @@ export interface GlobalPatchOptions {
    * Without it, the pipe's promise is returned as it is, with no extra job before it settles.
    */
   readonly awaitNativePipe?: (pipe: Promise<void>) => Promise<void>;
+  /**
+   * NATIVE-CODEC-THROUGH (codec-through.ts): a native stream or untouched body piped through one of our
+   * unopened compression streams is piped by the runtime through its own, for an adapter whose codec is the
+   * runtime's own compression streams (the edge adapter).
+   */
+  readonly codecThrough?: boolean;
 }
 
 /** See {@link GlobalPatchOptions.aroundBodyInit}. */
@@ -152,7 +159,7 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
   const steps: PatchStep[] = [
     ...(options.before ?? []),
     { name: "classes", run: replaceClasses },
-    { name: "pipes", run: (t: PatchTransaction) => patchPipes(t, options.awaitNativePipe) },
+    { name: "pipes", run: (t: PatchTransaction) => patchPipes(t, options.awaitNativePipe, options.codecThrough) },
     ...(options.shared?.bodies === false ? [] : [{ name: "bodies", run: patchBodyGetters }]),
     ...(options.shared?.bodyInit === false ? [] : [{
       name: "body-init",
@@ -311,10 +318,24 @@ function ourPair(transform: unknown): unknown {
  * default-stream shell; native `pipeTo`/`pipeThrough` with one of our destinations pipe from a shell of
  * the native stream (one native read per chunk at the boundary, our pipe machinery after it).
  */
-export function patchPipes(tx: PatchTransaction, awaitNativePipe?: (pipe: Promise<void>) => Promise<void>): void {
+export function patchPipes(
+  tx: PatchTransaction,
+  awaitNativePipe?: (pipe: Promise<void>) => Promise<void>,
+  codecThrough = false,
+): void {
   const ourProto = api.ReadableStream.prototype as unknown as { pipeTo: PipeTo; pipeThrough: PipeThrough };
   const ourPipeTo = ourProto.pipeTo;
   const ourPipeThrough = ourProto.pipeThrough;
+  const NativeRS = Native.ReadableStream as { prototype: object } | undefined;
+  const nativeProto = (NativeRS === (api.ReadableStream as unknown) ? undefined : NativeRS?.prototype) as
+    | { pipeTo?: PipeTo; pipeThrough?: PipeThrough }
+    | undefined;
+  const nativePipeTo = nativeProto?.pipeTo;
+  /** NATIVE-CODEC-THROUGH, where the adapter asked for it (before anything reads `transform`'s sides). */
+  const throughNativeCodec = (source: unknown, transform: unknown, options: unknown) =>
+    codecThrough && typeof nativePipeTo === "function"
+      ? pipeThroughNativeCodec(source, transform, options, nativePipeTo as never)
+      : undefined;
   tx.defineValue(ourProto, "pipeTo", function pipeTo(this: unknown, destination: unknown, options?: unknown) {
     const dest = isNativeWritable(destination) ? writableShell(destination) : destination;
     const writable = isOurWritable(dest) && !dest.locked;
@@ -326,6 +347,8 @@ export function patchPipes(tx: PatchTransaction, awaitNativePipe?: (pipe: Promis
     return promise;
   });
   tx.defineValue(ourProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
+    const through = throughNativeCodec(this, transform, options);
+    if (through !== undefined) return through;
     const pair = ourPair(transform);
     const writable = isPair(pair) && isOurWritable(pair.writable) && !pair.writable.locked &&
       isOurReadable(pair.readable);
@@ -339,12 +362,7 @@ export function patchPipes(tx: PatchTransaction, awaitNativePipe?: (pipe: Promis
     }
   });
 
-  const NativeRS = Native.ReadableStream as { prototype: object } | undefined;
-  const nativeProto = (NativeRS === (api.ReadableStream as unknown) ? undefined : NativeRS?.prototype) as
-    | { pipeTo?: PipeTo; pipeThrough?: PipeThrough }
-    | undefined;
   if (nativeProto === undefined) return;
-  const nativePipeTo = nativeProto.pipeTo;
   const nativePipeThrough = nativeProto.pipeThrough;
   if (typeof nativePipeTo !== "function" || typeof nativePipeThrough !== "function") return;
   tx.defineValue(nativeProto, "pipeTo", function pipeTo(this: unknown, destination: unknown, options?: unknown) {
@@ -361,6 +379,8 @@ export function patchPipes(tx: PatchTransaction, awaitNativePipe?: (pipe: Promis
     nativeProto,
     "pipeThrough",
     function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
+      const through = throughNativeCodec(this, transform, options);
+      if (through !== undefined) return through;
       if (
         isPair(transform) && (isOurWritable(transform.writable) || isOurReadable(transform.readable)) &&
         isNativeReadable(this)

@@ -59,6 +59,22 @@ const SCENARIOS = [
     id: "gunzip-1k-ncs",
     title: "gunzip-1k, ours patched but keeping workerd's own DecompressionStream",
   },
+  {
+    id: "gunzip-blob",
+    title: "the gzip as a native Blob stream → DecompressionStream('gzip') → Response.arrayBuffer()",
+  },
+  {
+    id: "gunzip-blob-read",
+    title: "gunzip-blob read with a reader (for await) instead of Response.arrayBuffer()",
+  },
+  {
+    id: "gunzip-body",
+    title: "new Response(gzip).body → DecompressionStream('gzip') → Response.arrayBuffer()",
+  },
+  {
+    id: "gzip-blob",
+    title: "1 MiB of text as a native Blob stream → CompressionStream('gzip') → Response.arrayBuffer()",
+  },
 ] as const;
 
 function option(name: string, fallback: string): string {

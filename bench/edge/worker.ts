@@ -25,6 +25,10 @@
  *                     → new Response(s).arrayBuffer()
  *   html-gzip-ncs,    the same, but `ours` keeps workerd's own CompressionStream / DecompressionStream while
  *   gunzip-1k-ncs     patched (what the patch would give if it left them alone); `native` is as above
+ *   gunzip-blob       the same gzip as a native Blob stream → DecompressionStream("gzip") → Response.arrayBuffer()
+ *   gunzip-blob-read  the same, read with a reader of the global class (for await)
+ *   gunzip-body       new Response(gzip).body → DecompressionStream("gzip") → Response.arrayBuffer()
+ *   gzip-blob         1 MiB of text as a native Blob stream → CompressionStream("gzip") → Response.arrayBuffer()
  * @module
  */
 import * as edge from "../../adapters/edge/mod.ts";
@@ -148,6 +152,34 @@ async function iteration(
     const back = await new Response(new Blob([gz]).stream().pipeThrough(new NativeDS("gzip"))).arrayBuffer();
     if (back.byteLength < 300_000) throw new Error(`${scenario} (${impl}): ${back.byteLength} bytes back`);
     return;
+  } else if (scenario.startsWith("gunzip-blob") || scenario === "gunzip-body" || scenario === "gzip-blob") {
+    // Native sources through the global codec classes (NATIVE-CODEC-THROUGH while patched).
+    const input = await gunzipInput();
+    const c = compressionClasses(scenario);
+    const source = scenario === "gunzip-body"
+      ? new Response(new Blob(input.chunks)).body!
+      : new Blob(scenario === "gzip-blob" ? data(n).chunks : input.chunks).stream();
+    const out = source.pipeThrough(
+      scenario === "gzip-blob"
+        ? new c.CompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>
+        : new c.DecompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>,
+    );
+    if (scenario === "gzip-blob") {
+      const gz = new Uint8Array(await new Response(out as unknown as BodyInit).arrayBuffer());
+      const back = new Uint8Array(
+        await new Response(new Blob([gz]).stream().pipeThrough(new NativeDS("gzip"))).arrayBuffer(),
+      );
+      tally.add(back);
+    } else if (scenario === "gunzip-blob-read") {
+      const got: Bytes[] = [];
+      for await (const chunk of out as unknown as AsyncIterable<Bytes>) got.push(chunk);
+      if (checksum(got) !== input.expect) throw new Error(`${scenario} (${impl}): wrong bytes`);
+      return;
+    } else {
+      const got = checksum([new Uint8Array(await new Response(out as unknown as BodyInit).arrayBuffer())]);
+      if (got !== input.expect) throw new Error(`${scenario} (${impl}): ${got}, expected ${input.expect}`);
+      return;
+    }
   } else if (scenario.startsWith("gunzip-1k")) {
     const input = await gunzipInput();
     const c = compressionClasses(scenario);

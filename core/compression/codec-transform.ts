@@ -16,7 +16,13 @@ import { untouchedTransformReadable } from "../transform/untouched-readable.ts";
 import { TransformStream } from "../transform/transform-stream.ts";
 import type { Transformer } from "../types.ts";
 import { bufferSourceBytes } from "./buffer-source.ts";
-import { type CodecSink, type CompressionCodec, createCodec } from "./codec.ts";
+import {
+  type CodecSink,
+  type CompressionCodec,
+  type CompressionCodecFactory,
+  createCodec,
+  installedCodecFactory,
+} from "./codec.ts";
 import type { CodecMode, CompressionFormat } from "./formats.ts";
 import { codecOutputQueue } from "./output-queue.ts";
 import { giveBack } from "../shared/lent-bytes.ts";
@@ -34,9 +40,9 @@ class CodecState implements CodecSink {
   failure: { reason: unknown } | undefined = undefined;
   onRejected: ((reason: unknown) => never) | undefined = undefined;
 
-  constructor(format: CompressionFormat, mode: CodecMode) {
+  constructor(format: CompressionFormat, mode: CodecMode, factory: CompressionCodecFactory | undefined) {
     this.interfaceName = mode === "compress" ? "CompressionStream" : "DecompressionStream";
-    this.codec = createCodec(format, mode, this);
+    this.codec = createCodec(format, mode, this, factory);
   }
 
   /** FP-CODEC-INTO: set once the readable side's only reader takes the output whole (see takeCodecOutput). */
@@ -160,12 +166,17 @@ export function takeCodecOutput(readable: unknown, collector: ByteBuilder): bool
   return true;
 }
 
-/** A new TransformStream that compresses (`mode` "compress") or decompresses `format`. */
+/**
+ * A new TransformStream that compresses (`mode` "compress") or decompresses `format`, with `queue` output
+ * chunks allowed ahead (output-queue.ts) and its codec from `factory` (by default the adapter's settings now).
+ */
 export function createCodecTransform(
   format: CompressionFormat,
   mode: CodecMode,
+  queue: number = codecOutputQueue(),
+  factory: CompressionCodecFactory | undefined = installedCodecFactory(),
 ): TransformStream<BufferSource, Uint8Array> {
-  const state = new CodecState(format, mode);
+  const state = new CodecState(format, mode, factory);
   // No prototype: the TransformStream reads the transformer's members by name, and nothing a script added
   // to Object.prototype may be taken for one.
   const transformer: CodecTransformer = {
@@ -175,7 +186,6 @@ export function createCodecTransform(
     flush: codecFlush,
     cancel: codecCancel,
   };
-  const queue = codecOutputQueue();
   const transformerOf = transformer as Transformer<BufferSource, Uint8Array>;
   if (queue === 0) return new TransformStream<BufferSource, Uint8Array>(transformerOf);
   return new TransformStream<BufferSource, Uint8Array>(transformerOf, undefined, { highWaterMark: queue });

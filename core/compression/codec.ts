@@ -74,7 +74,20 @@ export function setCompressionCodecFactory(
   return previous;
 }
 
-/** The codec for a new stream: the installed factory's, else the default (the runtime's own streams). */
-export function createCodec(format: CompressionFormat, mode: CodecMode, sink: CodecSink): CompressionCodec {
-  return installed?.(format, mode, sink) ?? createNativeCodec(format, mode, sink);
+/** The factory installed now (what a stream made now asks, even if its codec is made later). */
+export function installedCodecFactory(): CompressionCodecFactory | undefined {
+  return installed;
+}
+
+/**
+ * The codec for a new stream: `factory`'s (the factory installed when the stream was made), else the default
+ * (the runtime's own streams).
+ */
+export function createCodec(
+  format: CompressionFormat,
+  mode: CodecMode,
+  sink: CodecSink,
+  factory: CompressionCodecFactory | undefined = installed,
+): CompressionCodec {
+  return factory?.(format, mode, sink) ?? createNativeCodec(format, mode, sink);
 }

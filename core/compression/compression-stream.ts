@@ -5,39 +5,40 @@
 import { defineInterface } from "../shared/interface.ts";
 import { typeError } from "../shared/webidl.ts";
 import type { ReadableStream } from "../readable/readable-stream.ts";
-import type { TransformStream } from "../transform/transform-stream.ts";
 import type { WritableStream } from "../writable/writable-stream.ts";
-import { createCodecTransform } from "./codec-transform.ts";
+import { CodecPairSlot, registerCodecPairSlots } from "./codec-pair.ts";
 import { type CompressionFormat, convertCompressionFormat } from "./formats.ts";
 import { registerOwnCodecClass } from "./native-classes.ts";
 
-let transformOf: (x: unknown) => TransformStream<BufferSource, Uint8Array> | undefined;
+let slotOf: (x: unknown) => CodecPairSlot | undefined;
 
 /** Compresses a stream of bytes: `readable.pipeThrough(new CompressionStream("gzip"))`. */
 export class CompressionStream {
-  #transform: TransformStream<BufferSource, Uint8Array>;
+  /** Its sides, made when first asked for (codec-pair.ts). */
+  #slot: CodecPairSlot;
 
   /** A compressor for `format`; a TypeError for a format the runtime's own CompressionStream does not accept. */
   constructor(format: CompressionFormat) {
-    this.#transform = createCodecTransform(convertCompressionFormat(format, "compress"), "compress");
+    this.#slot = new CodecPairSlot(convertCompressionFormat(format, "compress"), "compress");
   }
 
   static {
-    transformOf = (x) => (typeof x === "object" && x !== null && #transform in x ? x.#transform : undefined);
+    slotOf = (x) => (typeof x === "object" && x !== null && #slot in x ? x.#slot : undefined);
+    registerCodecPairSlots(slotOf);
   }
 
   /** The compressed bytes. */
   get readable(): ReadableStream<Uint8Array> {
-    const transform = transformOf(this);
-    if (transform === undefined) throw typeError("Illegal invocation: not a CompressionStream");
-    return transform.readable;
+    const slot = slotOf(this);
+    if (slot === undefined) throw typeError("Illegal invocation: not a CompressionStream");
+    return slot.pair().readable;
   }
 
   /** Where the bytes to compress are written (BufferSource chunks). */
   get writable(): WritableStream<BufferSource> {
-    const transform = transformOf(this);
-    if (transform === undefined) throw typeError("Illegal invocation: not a CompressionStream");
-    return transform.writable;
+    const slot = slotOf(this);
+    if (slot === undefined) throw typeError("Illegal invocation: not a CompressionStream");
+    return slot.pair().writable;
   }
 }
 defineInterface(CompressionStream, "CompressionStream");

@@ -417,6 +417,35 @@ for (const t of TARGETS) {
     assert.is(r.decoderToOurs, r.decoderExpected, "a TextDecoderStream's readable side piped into ours");
   });
 
+  test("patched: NATIVE-CODEC-THROUGH: a native stream or a body through our codec, piped by the runtime itself", async () => {
+    const r = await getJson(t, "/codec-through");
+    if (t.runtime === "edge-light") {
+      // edge-runtime has no CompressionStream of its own: ours have no codec there (a TypeError at construction).
+      assert.is(r.noCodec?.name, "TypeError", JSON.stringify(r).slice(0, 300));
+      return;
+    }
+    assert.is(r.ours, true, "the global CompressionStream is ours");
+    for (const format of ["gzip", "deflate", "deflate-raw"]) {
+      assert.equal(r[format].locks, { same: true, writable: true, source: true }, format);
+      assert.is(r[format].shell, true, `${format}: the runtime's own pipe`);
+      assert.is(r[format].back, r.expected, `${format}: the bytes back`);
+      assert.is(r[format].after.writable, false, `${format}: the writable side let go after the pipe`);
+    }
+    assert.equal(r.body, { shell: true, locked: true, used: true, back: r.expected });
+    assert.equal(r.bodyAfter, { locked: false });
+    for (const what of ["touched", "options", "fromOurs"]) {
+      assert.equal(r[what], { shell: false, back: r.expected }, `${what}: our own pipe`);
+    }
+    for (const what of ["corrupt", "truncated"]) {
+      assert.is(r[what].shell, true, what);
+      assert.is(r[what].result.error?.name, "TypeError", `${what}: ${JSON.stringify(r[what].result)}`);
+      assert.is(r[what].writable, "TypeError", `${what}: the writable side errored with the pipe's error`);
+    }
+    assert.equal(r.cancel, { ...r.cancelNative, shell: true }, "cancelled as with the runtime's own classes");
+    assert.is(r.cancel.pulled, true);
+    assert.match(r.cancel.cancelled, /enough/);
+  });
+
   test("patched: text(), arrayBuffer(), bytes(), json() of new Response(ours): value, bodyUsed, a second call as native", async () => {
     const r = await getJson(t, "/consume");
     const methods = Object.keys(r.methods);

@@ -27,6 +27,9 @@
  *                                 and getter members are read as for a native body
  *   /body-cancel                  a body read once, then cancelled: the reason the source sees, what
  *                                 cancel() gives (the global classes: ours while patched, native before)
+ *   /codec-through                a native stream or a body piped through our (global) CompressionStream /
+ *                                 DecompressionStream while patched: NATIVE-CODEC-THROUGH taken or not, bytes,
+ *                                 locks, errors and cancel
  *   /contract                     the adapter contract suite (tests/shared/contract-suite.ts) run here, case
  *                                 by case: passed, failed (with the message) or skipped (with the reason)
  *   /compression                  the same for tests/shared/compression-suite.ts (our CompressionStream and
@@ -39,6 +42,7 @@
  */
 import * as edge from "../../adapters/edge/mod.ts";
 import { joinBytes } from "../../adapters/kit/join-bytes.ts";
+import { isBodyShell } from "../../adapters/kit/body-shells.ts";
 import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 import { lockedBodyOutcomes, lockedRequestOutcomes } from "../shared/body-lock.ts";
@@ -57,6 +61,7 @@ const Native = {
   TransformStream: globalThis.TransformStream,
   Response: globalThis.Response,
   Request: globalThis.Request,
+  CompressionStream: globalThis.CompressionStream,
 };
 
 const copy: Stage = (c) => c.slice();
@@ -339,6 +344,117 @@ async function consume(): Promise<Response> {
     };
   }
   return json({ expected: text, methods: out });
+}
+
+/** The chunks of `stream` (any kind) joined, or the error it failed with. */
+async function drained(stream: unknown): Promise<Uint8Array | { error: { name: string; message: string } }> {
+  const reader = (stream as Stream).getReader();
+  const chunks: Uint8Array[] = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return joinBytes(chunks, chunks.reduce((n, c) => n + c.byteLength, 0));
+      chunks.push(value);
+    }
+  } catch (e) {
+    return { error: errorInfo(e) };
+  }
+}
+
+/**
+ * NATIVE-CODEC-THROUGH, patched: native streams and bodies piped through the global (our) codec classes, what
+ * comes out, whether the runtime's own pipe was taken (the readable side is a body shell), and the locks.
+ */
+async function codecThrough(): Promise<Response> {
+  const g = globalThis as unknown as Record<string, new (format: string) => TransformStream<Uint8Array, Uint8Array>>;
+  const CS = g["CompressionStream"]!;
+  const DS = g["DecompressionStream"]!;
+  try {
+    new CS("gzip");
+  } catch (e) {
+    return json({ noCodec: errorInfo(e), global: typeof CS });
+  }
+  const input = new TextEncoder().encode("<p>édge stream ".repeat(5000));
+  const digestOf = (v: Uint8Array | { error: unknown }) => (v instanceof Uint8Array ? digest(v) : v);
+  const out: Record<string, unknown> = { expected: digest(input), ours: CS === (edge.CompressionStream as never) };
+  for (const format of ["gzip", "deflate", "deflate-raw"]) {
+    const cs = new CS(format);
+    const source = new Blob([input]).stream();
+    const readable = source.pipeThrough(cs);
+    const locks = { same: readable === cs.readable, writable: cs.writable.locked, source: source.locked };
+    const zipped = new Uint8Array(await new Response(readable).arrayBuffer());
+    await Promise.resolve();
+    const back = await drained(new Response(zipped).body!.pipeThrough(new DS(format)));
+    out[format] = {
+      shell: isBodyShell(readable),
+      locks,
+      after: { writable: cs.writable.locked },
+      back: digestOf(back),
+    };
+  }
+  // A body: the Response's own stream, read through a reader of ours.
+  const zipped = new Uint8Array(
+    await new Response(new Blob([input]).stream().pipeThrough(new CS("gzip"))).arrayBuffer(),
+  );
+  const response = new Response(zipped);
+  const body = response.body!;
+  const fromBody = body.pipeThrough(new DS("gzip"));
+  const bodyLocked = body.locked;
+  out["body"] = {
+    shell: isBodyShell(fromBody),
+    locked: bodyLocked,
+    used: response.bodyUsed,
+    back: digestOf(await drained(fromBody)),
+  };
+  out["bodyAfter"] = { locked: body.locked };
+  // Not taken: a codec whose side was asked for, a pipe with options, a stream of ours.
+  const touched = new DS("gzip");
+  void touched.readable;
+  const viaTouched = new Blob([zipped]).stream().pipeThrough(touched);
+  const withOptions = new Blob([zipped]).stream().pipeThrough(new DS("gzip"), { preventClose: false });
+  const fromOurs = new (globalThis.ReadableStream as typeof ReadableStream)({
+    start(c) {
+      c.enqueue(zipped.slice());
+      c.close();
+    },
+  }).pipeThrough(new DS("gzip"));
+  out["touched"] = { shell: isBodyShell(viaTouched), back: digestOf(await drained(viaTouched)) };
+  out["options"] = { shell: isBodyShell(withOptions), back: digestOf(await drained(withOptions)) };
+  out["fromOurs"] = { shell: isBodyShell(fromOurs), back: digestOf(await drained(fromOurs)) };
+  // Corrupt and truncated input: the runtime's own error, the writable side errored after.
+  const bad = zipped.slice();
+  bad[bad.length - 5]! ^= 0x5a;
+  for (const [what, bytes] of [["corrupt", bad], ["truncated", zipped.slice(0, zipped.length >> 1)]] as const) {
+    const ds = new DS("gzip");
+    const readable = new Blob([bytes]).stream().pipeThrough(ds);
+    const result = await drained(readable);
+    await new Promise((r) => setTimeout(r, 0));
+    const writerError = await ds.writable.getWriter().closed.then(() => "closed", (e) => errorInfo(e).name);
+    out[what] = { shell: isBodyShell(readable), result: digestOf(result), writable: writerError };
+  }
+  // Cancel mid-stream: the native source is cancelled as the runtime's own classes cancel it.
+  const cancelWith = async (Codec: new (format: string) => TransformStream<Uint8Array, Uint8Array>) => {
+    let cancelled: unknown = "not cancelled";
+    let sent = 0;
+    const endless = new Native.ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(input.subarray(0, 4096));
+        sent++;
+      },
+      cancel(reason) {
+        cancelled = String(reason);
+      },
+    });
+    const cancelling = endless.pipeThrough(new Codec("gzip"));
+    const reader = cancelling.getReader();
+    await reader.read();
+    await reader.cancel("enough");
+    for (let i = 0; i < 20 && cancelled === "not cancelled"; i++) await new Promise((r) => setTimeout(r, 1));
+    return { shell: isBodyShell(cancelling), cancelled, pulled: sent > 0 };
+  };
+  out["cancel"] = await cancelWith(CS);
+  out["cancelNative"] = await cancelWith(Native.CompressionStream as never);
+  return json(out);
 }
 
 const HANG = Symbol("hang");
@@ -762,6 +878,8 @@ export async function handle(request: Request): Promise<Response> {
         return await iterableBody();
       case "/body-lock":
         return await bodyLock();
+      case "/codec-through":
+        return await codecThrough();
       case "/contract":
         return await contract();
       case "/compression":

@@ -5,6 +5,7 @@
  * runtime itself, behind streams of ours.
  * @module
  */
+import { ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf } from "../shared/primordials.ts";
 import type { ReadableStream } from "../readable/readable-stream.ts";
 import type { WritableStream } from "../writable/writable-stream.ts";
 import { createCodecTransform } from "./codec-transform.ts";
@@ -54,23 +55,43 @@ export class CodecPairSlot {
   }
 }
 
-/** How each codec class finds the slot of one of its instances (registered by the classes). */
-const slotReaders: ((x: unknown) => CodecPairSlot | undefined)[] = [];
+/** A codec class as registered: how it finds an instance's slot, its prototype and its own side getters. */
+interface CodecClass {
+  readonly read: (x: unknown) => CodecPairSlot | undefined;
+  readonly proto: object;
+  readonly readable: unknown;
+  readonly writable: unknown;
+}
 
-/** Registers a codec class's way to find the slot of its instances. */
-export function registerCodecPairSlots(read: (x: unknown) => CodecPairSlot | undefined): void {
-  slotReaders.push(read);
+const codecClasses: CodecClass[] = [];
+
+function getterOf(proto: object, key: string): unknown {
+  return ObjectGetOwnPropertyDescriptor(proto, key)?.get;
+}
+
+/** Registers a codec class (`proto`: its prototype, with its `readable`/`writable` getters as defined now). */
+export function registerCodecPairSlots(read: (x: unknown) => CodecPairSlot | undefined, proto: object): void {
+  codecClasses.push({ read, proto, readable: getterOf(proto, "readable"), writable: getterOf(proto, "writable") });
 }
 
 /**
  * NATIVE-CODEC-THROUGH: the slot of `stream` when it is one of our CompressionStream or DecompressionStream
- * objects whose sides nobody has asked for yet (so whatever sides it is given are the first anyone sees);
- * undefined otherwise. Found through the classes' private fields: no getter of the object is called.
+ * objects whose sides nobody has asked for yet (so whatever sides it is given are the first anyone sees), and
+ * whose `readable` and `writable` are the class's own getters (not a subclass's, an own property's or a
+ * replaced one's, which a pipe would call); undefined otherwise. Found through the classes' private fields, and
+ * the getters compared by their descriptors: no getter is called.
  */
 export function unopenedCodecPair(stream: unknown): CodecPairSlot | undefined {
-  for (let i = 0; i < slotReaders.length; i++) {
-    const slot = slotReaders[i]!(stream);
-    if (slot !== undefined) return slot.unopened ? slot : undefined;
+  for (let i = 0; i < codecClasses.length; i++) {
+    const known = codecClasses[i]!;
+    const slot = known.read(stream);
+    if (slot === undefined) continue;
+    const object = stream as object;
+    const plain = ObjectGetPrototypeOf(object) === known.proto &&
+      ObjectGetOwnPropertyDescriptor(object, "readable") === undefined &&
+      ObjectGetOwnPropertyDescriptor(object, "writable") === undefined &&
+      getterOf(known.proto, "readable") === known.readable && getterOf(known.proto, "writable") === known.writable;
+    return plain && slot.unopened ? slot : undefined;
   }
   return undefined;
 }

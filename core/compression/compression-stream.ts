@@ -24,7 +24,6 @@ export class CompressionStream {
 
   static {
     slotOf = (x) => (typeof x === "object" && x !== null && #slot in x ? x.#slot : undefined);
-    registerCodecPairSlots(slotOf);
   }
 
   /** The compressed bytes. */
@@ -42,4 +41,5 @@ export class CompressionStream {
   }
 }
 defineInterface(CompressionStream, "CompressionStream");
+registerCodecPairSlots(slotOf, CompressionStream.prototype);
 registerOwnCodecClass(CompressionStream);

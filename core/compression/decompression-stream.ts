@@ -24,7 +24,6 @@ export class DecompressionStream {
 
   static {
     slotOf = (x) => (typeof x === "object" && x !== null && #slot in x ? x.#slot : undefined);
-    registerCodecPairSlots(slotOf);
   }
 
   /** The decompressed bytes (a TypeError errors the stream when the input is corrupt, truncated or followed by more data). */
@@ -42,4 +41,5 @@ export class DecompressionStream {
   }
 }
 defineInterface(DecompressionStream, "DecompressionStream");
+registerCodecPairSlots(slotOf, DecompressionStream.prototype);
 registerOwnCodecClass(DecompressionStream);

@@ -418,6 +418,16 @@ async function codecThrough(): Promise<Response> {
       c.close();
     },
   }).pipeThrough(new DS("gzip"));
+  // A subclass whose getter a pipe would call.
+  let asked = 0;
+  class Counted extends DS {
+    override get readable() {
+      asked++;
+      return super.readable;
+    }
+  }
+  const viaSubclass = new Blob([zipped]).stream().pipeThrough(new Counted("gzip"));
+  out["subclass"] = { shell: isBodyShell(viaSubclass), back: digestOf(await drained(viaSubclass)), asked };
   out["touched"] = { shell: isBodyShell(viaTouched), back: digestOf(await drained(viaTouched)) };
   out["options"] = { shell: isBodyShell(withOptions), back: digestOf(await drained(withOptions)) };
   out["fromOurs"] = { shell: isBodyShell(fromOurs), back: digestOf(await drained(fromOurs)) };

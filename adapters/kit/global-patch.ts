@@ -299,13 +299,23 @@ function isPair(value: unknown): value is Pair {
   return typeof value === "object" && value !== null;
 }
 
-/** A readable/writable pair with native sides replaced by shells (the pair itself when nothing is native). */
-function ourPair(transform: unknown): unknown {
+/**
+ * The sides of a `pipeThrough()` pair, each read once, `readable` first, as the standard's dictionary conversion
+ * reads them (a getter runs once; the pipe then reads this plain object); anything else as it is.
+ */
+function readPair(transform: unknown): unknown {
   if (!isPair(transform)) return transform;
-  const { readable, writable } = transform;
+  const readable = transform.readable;
+  return { readable, writable: transform.writable };
+}
+
+/** A pair read by {@link readPair} with native sides replaced by shells (the pair itself when nothing is native). */
+function ourPair(pair: unknown): unknown {
+  if (!isPair(pair)) return pair;
+  const { readable, writable } = pair;
   const nativeR = isNativeReadable(readable);
   const nativeW = isNativeWritable(writable);
-  if (!nativeR && !nativeW) return transform;
+  if (!nativeR && !nativeW) return pair;
   return {
     readable: nativeR ? readableShell(readable, false) : readable,
     writable: nativeW ? writableShell(writable) : writable,
@@ -349,7 +359,8 @@ export function patchPipes(
   tx.defineValue(ourProto, "pipeThrough", function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
     const through = throughNativeCodec(this, transform, options);
     if (through !== undefined) return through;
-    const pair = ourPair(transform);
+    const read = readPair(transform);
+    const pair = ourPair(read);
     const writable = isPair(pair) && isOurWritable(pair.writable) && !pair.writable.locked &&
       isOurReadable(pair.readable);
     const taken = writable ? takeBodyForPipe(this, options) : undefined;
@@ -358,7 +369,7 @@ export function patchPipes(
     } finally {
       holdNativeOf(taken);
       // A pipe that failed before it started leaves a native writable side unlocked, as natively.
-      if (isPair(pair) && pair !== transform) releaseUnusedWritableShell(pair.writable);
+      if (isPair(pair) && pair !== read) releaseUnusedWritableShell(pair.writable);
     }
   });
 
@@ -381,20 +392,19 @@ export function patchPipes(
     function pipeThrough(this: unknown, transform: unknown, options?: unknown) {
       const through = throughNativeCodec(this, transform, options);
       if (through !== undefined) return through;
-      if (
-        isPair(transform) && (isOurWritable(transform.writable) || isOurReadable(transform.readable)) &&
-        isNativeReadable(this)
-      ) {
-        const shell = readableShell(this, false);
-        const pair = ourPair(transform);
-        try {
-          return ourPipeThrough.call(shell, pair, options);
-        } finally {
-          holdNativeOf(shell);
-          if (isPair(pair) && pair !== transform) releaseUnusedWritableShell(pair.writable);
-        }
+      if (!isNativeReadable(this) || !isPair(transform)) return nativePipeThrough.call(this, transform, options);
+      const read = readPair(transform) as Pair;
+      if (!isOurWritable(read.writable) && !isOurReadable(read.readable)) {
+        return nativePipeThrough.call(this, read, options);
       }
-      return nativePipeThrough.call(this, transform, options);
+      const shell = readableShell(this, false);
+      const pair = ourPair(read);
+      try {
+        return ourPipeThrough.call(shell, pair, options);
+      } finally {
+        holdNativeOf(shell);
+        if (isPair(pair) && pair !== read) releaseUnusedWritableShell(pair.writable);
+      }
     },
   );
 }

@@ -470,6 +470,43 @@ export function runtimeAdapterSuite(options: SuiteOptions): void {
     },
   );
 
+  onRuntime(
+    "patched: pipeThrough() reads the pair's readable and writable once each, readable first, as the standard",
+    async () => {
+      await patched(async () => {
+        const sources = {
+          ours: () => new fuse.ReadableStream<string>({ start: (c) => (c.enqueue("x"), c.close()) }),
+          native: () => new Native.ReadableStream<string>({ start: (c) => (c.enqueue("x"), c.close()) }),
+        };
+        const pairs = {
+          ours: () => new fuse.TransformStream<string, string>(),
+          native: () => new Native.TransformStream(),
+        };
+        for (const [from, source] of Object.entries(sources)) {
+          for (const [kind, make] of Object.entries(pairs)) {
+            const reads: string[] = [];
+            const inner = make();
+            const pair = {
+              get readable() {
+                reads.push("readable");
+                return inner.readable;
+              },
+              get writable() {
+                reads.push("writable");
+                return inner.writable;
+              },
+            };
+            const out = (source() as unknown as ReadableStream<string>).pipeThrough(pair as never);
+            assert.equal(reads, ["readable", "writable"], `${from} source, ${kind} pair`);
+            const got: unknown[] = [];
+            for await (const chunk of out as unknown as AsyncIterable<unknown>) got.push(chunk);
+            assert.equal(got, ["x"], `${from} source, ${kind} pair: the chunk through`);
+          }
+        }
+      });
+    },
+  );
+
   onRuntime("unpatch restores every global, prototype property and prototype link exactly", async () => {
     const before = snapshotGlobals();
     adapter.patchGlobalWebStreams();

@@ -52,7 +52,7 @@ export { isOwnBytes } from "./shared/own-bytes.ts";
 // FP-ENCODE-INTO: a TextEncoderStream's bytes read whole by a body consumer, with no chunk per string.
 export { collectEncodedText, takeEncodedText, type TakenEncodedText } from "./codecs/encoded-text.ts";
 // FP-CODEC-INTO: a compression stream's bytes read whole by a body consumer, with no chunk per codec call.
-export { collectCodecBytes, takeCodecBytes } from "./compression/codec-output.ts";
+export { collectCodecBytes, takeCodecBytes, takeCodecNativeOutput } from "./compression/codec-output.ts";
 // A WritableStream's end, and erroring a stream as its controller would (node:stream's finished() and
 // addAbortSignal() on our streams).
 export { isReadableStreamClosingWithQueue, whenWritableStreamSettles } from "./stream-state.ts";

@@ -18,9 +18,10 @@ import {
   isBatchPromise,
   isReadableStreamClosingWithQueue,
   readableStreamState,
+  takeCodecNativeOutput,
   typeError,
 } from "../../core/internal.ts";
-import { isNativeReadable, isOurReadable, Native } from "./natives.ts";
+import { isNativeReadable, isOurReadable, Native, noop } from "./natives.ts";
 import { takeNativeOfBodyShell } from "./body-shells.ts";
 import { ObjectSlot } from "./object-slot.ts";
 
@@ -67,6 +68,13 @@ export function toNativeBody(
 ): globalThis.ReadableStream<Uint8Array> {
   const inner = takeNativeOfBodyShell(stream);
   if (inner !== undefined) return inner;
+  // NATIVE-CODEC-HANDBACK: a codec driving the runtime's own stream hands its output over. Ours is locked for good
+  // and read once (nothing comes: the read lets its transform take writes, and settles at its end).
+  const output = takeCodecNativeOutput(stream);
+  if (output !== undefined) {
+    stream.getReader().read().then(noop, noop);
+    return output;
+  }
   return (nativeInSameState(stream) as globalThis.ReadableStream<Uint8Array> | undefined) ?? bridge(stream, context);
 }
 

@@ -6,7 +6,7 @@
  */
 import { ByteBuilder } from "../shared/byte-builder.ts";
 import { readTakenOutput, type TakenOutput } from "../shared/taken-output.ts";
-import { takeCodecOutput } from "./codec-transform.ts";
+import { takeCodecNativeReadable, takeCodecOutput } from "./codec-transform.ts";
 
 /**
  * When `stream` is the readable side of one of our CompressionStreams or DecompressionStreams that nothing has
@@ -22,4 +22,13 @@ export function takeCodecBytes(stream: unknown): TakenOutput | undefined {
 /** {@link takeCodecBytes}'s bytes: a promise of them for such a stream, else undefined. */
 export function collectCodecBytes(stream: unknown): Promise<Uint8Array<ArrayBuffer>> | undefined {
   return takeCodecBytes(stream)?.bytes;
+}
+
+/**
+ * NATIVE-CODEC-HANDBACK: the runtime's own readable side behind `stream`, when `stream` is the untouched readable side
+ * of one of our DecompressionStreams whose codec is the runtime's own stream, none of whose output has been read
+ * (the caller then locks `stream` for good); undefined otherwise, and nothing changes.
+ */
+export function takeCodecNativeOutput(stream: unknown): globalThis.ReadableStream<Uint8Array> | undefined {
+  return takeCodecNativeReadable(stream);
 }

@@ -137,8 +137,8 @@ function codecFlush(this: CodecTransformer, controller: Controller): Promise<voi
   return flushCodec(this.state, controller);
 }
 
-function codecCancel(this: CodecTransformer): void {
-  this.state.codec.release();
+function codecCancel(this: CodecTransformer, reason: unknown): void {
+  this.state.codec.release(reason);
 }
 
 /**
@@ -164,6 +164,20 @@ export function takeCodecOutput(readable: unknown, collector: ByteBuilder): bool
   if (state.collector !== undefined) return false;
   state.collector = collector;
   return true;
+}
+
+/**
+ * NATIVE-CODEC-HANDBACK: when `readable` is the readable side of one of our codecs' TransformStreams that nothing
+ * has read or locked and that holds no chunk, whose codec is a stream of the runtime's own none of whose output has
+ * been read: that stream's readable side, which the codec no longer reads (the caller locks `readable` for good:
+ * it only closes or errors from then on); otherwise undefined and nothing changes.
+ */
+export function takeCodecNativeReadable(readable: unknown): globalThis.ReadableStream<Uint8Array> | undefined {
+  const transform = untouchedTransformReadable(readable, codecTransform);
+  if (transform === undefined) return undefined;
+  const state = (transform.transformer as CodecTransformer).state;
+  if (state.collector !== undefined) return undefined;
+  return state.codec.takeNativeOutput?.();
 }
 
 /**

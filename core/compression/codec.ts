@@ -45,8 +45,17 @@ export interface CompressionCodec {
    * Throws (rejects with) a TypeError when the compressed input ended early.
    */
   finish(): Promise<void> | undefined;
-  /** Frees what the codec holds, at once (after finish, an error, a cancel or an abort); may be called twice. */
-  release(): void;
+  /**
+   * Frees what the codec holds, at once (after finish, an error, a cancel or an abort, whose `reason` it may pass
+   * on); may be called twice.
+   */
+  release(reason?: unknown): void;
+  /**
+   * NATIVE-CODEC-HANDBACK (optional): when the codec is a stream of the runtime's own and none of its output has
+   * been read yet, stops handing output to the sink for good and returns that stream's readable side, for a
+   * consumer of the runtime's own to read it; otherwise undefined (and nothing changes).
+   */
+  takeNativeOutput?(): globalThis.ReadableStream<Uint8Array> | undefined;
 }
 
 /**

@@ -48,21 +48,49 @@ class NativeCodec implements CompressionCodec {
   #batchBytes = 0;
   /** The native write in flight, settling once the batch behind it (if any) has been written too. */
   #writing: Promise<void> | undefined = undefined;
-  /** Settles when the native readable side has closed (or failed). */
-  readonly #drained: Promise<void>;
+  /**
+   * Settles when the native readable side has closed (or failed); made by the first `push()` or `finish()`, which
+   * starts reading it (nothing comes out before the first write).
+   */
+  #drained: Promise<void> | undefined = undefined;
+  /** The native readable side (read here from the first `push()` or `finish()` on, unless handed back). */
+  readonly #output: ReadableStream<Uint8Array>;
+  /** NATIVE-CODEC-HANDBACK: the native readable side was handed back. */
+  #handedBack = false;
   #failure: TypeError | undefined = undefined;
   #released = false;
 
-  constructor(Native: NonNullable<ReturnType<typeof nativeCodecClass>>, format: string, sink: CodecSink) {
+  /** NATIVE-CODEC-HANDBACK is offered (decompression only: workerd's html-gzip measured slower with it). */
+  readonly #handsBack: boolean;
+
+  constructor(
+    Native: NonNullable<ReturnType<typeof nativeCodecClass>>,
+    format: string,
+    sink: CodecSink,
+    handsBack: boolean,
+  ) {
     const native = new Native(format);
+    this.#handsBack = handsBack;
     this.#sink = sink;
     this.#writer = native.writable.getWriter();
     this.#reader = native.readable.getReader();
-    this.#drained = this.#pump();
+    this.#output = native.readable;
+  }
+
+  takeNativeOutput(): ReadableStream<Uint8Array> | undefined {
+    if (!this.#handsBack || this.#drained !== undefined || this.#failure !== undefined || this.#released) {
+      return undefined;
+    }
+    this.#handedBack = true;
+    this.#reader.releaseLock();
+    // Nothing is read here from now on: the native stream's consumer reads it; `finish()` waits for the writer.
+    this.#drained = PromisePrototypeThen(this.#writer.closed, ignore, ignore);
+    return this.#output;
   }
 
   push(bytes: Uint8Array): Promise<void> | undefined {
     if (this.#failure !== undefined) throw this.#failure;
+    this.#drained ??= this.#pump();
     // A copy: the native stream may read its chunk after this returns, and the caller's buffer is theirs.
     this.#batch.push(new NativeUint8Array(bytes));
     this.#batchBytes += bytes.byteLength;
@@ -74,6 +102,7 @@ class NativeCodec implements CompressionCodec {
   }
 
   async finish(): Promise<void> {
+    this.#drained ??= this.#pump();
     while (this.#writing !== undefined) await this.#writing;
     if (this.#failure !== undefined) throw this.#failure;
     try {
@@ -85,12 +114,13 @@ class NativeCodec implements CompressionCodec {
     if (this.#failure !== undefined) throw this.#failure;
   }
 
-  release(): void {
+  release(reason?: unknown): void {
     if (this.#released) return;
     this.#released = true;
     this.#batch = [];
-    this.#writer.abort().catch(ignore);
-    this.#reader.cancel().catch(ignore);
+    this.#writer.abort(reason).catch(ignore);
+    // A readable side handed back is its consumer's: the abort ends it.
+    if (!this.#handedBack) this.#reader.cancel(reason).catch(ignore);
   }
 
   /** NATIVE-CODEC-BATCH: writes every chunk gathered so far as one native write. */
@@ -141,5 +171,5 @@ export function createNativeCodec(format: CompressionFormat, mode: CodecMode, si
   if (Native === undefined) {
     throw new NativeTypeError(`This runtime has no ${mode === "compress" ? "Compression" : "Decompression"}Stream`);
   }
-  return new NativeCodec(Native, format, sink);
+  return new NativeCodec(Native, format, sink, mode === "decompress");
 }

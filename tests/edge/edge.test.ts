@@ -447,6 +447,20 @@ for (const t of TARGETS) {
     assert.match(r.cancel.cancelled, /enough/);
   });
 
+  test("patched: NATIVE-CODEC-HANDBACK: our DecompressionStream's output handed to new Response() as workerd's own", async () => {
+    const r = await getJson(t, "/codec-handback");
+    if (t.runtime === "edge-light") {
+      assert.is(r.noCodec?.name, "TypeError", JSON.stringify(r).slice(0, 300));
+      return;
+    }
+    assert.equal(r.fresh, { handedBack: true, bytes: r.expected }, "a fresh DecompressionStream's output");
+    assert.is(r.freshLocked, true, "ours stays locked");
+    assert.equal(r.compress, { handedBack: false }, "compression keeps our bridge");
+    assert.is(r.corrupt.native.error?.name, "TypeError", JSON.stringify(r.corrupt));
+    assert.is(r.corrupt.ours.error?.name, r.corrupt.native.error.name, JSON.stringify(r.corrupt));
+    assert.equal(r.failing.ours, r.failing.native, "a failing source: as with workerd's own classes");
+  });
+
   test("patched: text(), arrayBuffer(), bytes(), json() of new Response(ours): value, bodyUsed, a second call as native", async () => {
     const r = await getJson(t, "/consume");
     const methods = Object.keys(r.methods);

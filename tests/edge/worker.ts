@@ -30,6 +30,8 @@
  *   /codec-through                a native stream or a body piped through our (global) CompressionStream /
  *                                 DecompressionStream while patched: NATIVE-CODEC-THROUGH taken or not, bytes,
  *                                 locks, errors and cancel
+ *   /codec-handback               a stream of ours through our (global) DecompressionStream into new Response():
+ *                                 NATIVE-CODEC-HANDBACK taken or not, bytes, errors (as the runtime's own classes)
  *   /contract                     the adapter contract suite (tests/shared/contract-suite.ts) run here, case
  *                                 by case: passed, failed (with the message) or skipped (with the reason)
  *   /compression                  the same for tests/shared/compression-suite.ts (our CompressionStream and
@@ -43,6 +45,8 @@
 import * as edge from "../../adapters/edge/mod.ts";
 import { joinBytes } from "../../adapters/kit/join-bytes.ts";
 import { isBodyShell } from "../../adapters/kit/body-shells.ts";
+import { claimBatchedBody } from "../../adapters/kit/batched-body-bridge.ts";
+import { bodyMadeFor } from "../../adapters/kit/to-native.ts";
 import { BYTEWISE_STAGES, chunkAt, digest, STAGES } from "./data.ts";
 import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts";
 import { lockedBodyOutcomes, lockedRequestOutcomes } from "../shared/body-lock.ts";
@@ -62,6 +66,7 @@ const Native = {
   Response: globalThis.Response,
   Request: globalThis.Request,
   CompressionStream: globalThis.CompressionStream,
+  DecompressionStream: globalThis.DecompressionStream,
 };
 
 const copy: Stage = (c) => c.slice();
@@ -464,6 +469,76 @@ async function codecThrough(): Promise<Response> {
   };
   out["cancel"] = await cancelWith(CS);
   out["cancelNative"] = await cancelWith(Native.CompressionStream as never);
+  return json(out);
+}
+
+/**
+ * NATIVE-CODEC-HANDBACK, patched: whether `new Response(ds.readable)` got workerd's own stream (no bridge of ours:
+ * `claimBatchedBody` finds none), and what reading it gives, for streams of ours through the global codec classes.
+ */
+async function codecHandback(): Promise<Response> {
+  type Codec = new (format: string) => TransformStream<Uint8Array, Uint8Array>;
+  const g = globalThis as unknown as Record<string, Codec>;
+  const CS = g["CompressionStream"]!;
+  const DS = g["DecompressionStream"]!;
+  try {
+    new DS("gzip");
+  } catch (e) {
+    return json({ noCodec: errorInfo(e) });
+  }
+  const input = new TextEncoder().encode("<li>édge handback</li>\n".repeat(4000));
+  const gz = new Uint8Array(await new Response(new Blob([input]).stream().pipeThrough(new CS("gzip"))).arrayBuffer());
+  const pieces = (bytes: Uint8Array) =>
+    Array.from({ length: Math.ceil(bytes.length / 1000) }, (_, i) => bytes.slice(i * 1000, i * 1000 + 1000));
+  const ours = (chunks: Uint8Array[], fail?: unknown) =>
+    new (globalThis.ReadableStream as typeof ReadableStream)<Uint8Array>({
+      pull(c) {
+        const next = chunks.shift();
+        if (next !== undefined) c.enqueue(next);
+        else if (fail !== undefined) c.error(fail);
+        else c.close();
+      },
+    });
+  const handedBack = (readable: unknown) =>
+    claimBatchedBody(bodyMadeFor(new Response(readable as Stream))) === undefined;
+  const outcome = (p: Promise<ArrayBuffer>) =>
+    p.then((b) => digest(new Uint8Array(b)), (e) => ({ error: errorInfo(e) }));
+  const out: Record<string, unknown> = { expected: digest(input) };
+  {
+    const readable = ours(pieces(gz)).pipeThrough(new DS("gzip"));
+    const probe = ours(pieces(gz)).pipeThrough(new DS("gzip"));
+    out["fresh"] = { handedBack: handedBack(probe), bytes: await outcome(new Response(readable).arrayBuffer()) };
+    out["freshLocked"] = readable.locked;
+  }
+  // Compression is not handed back.
+  out["compress"] = { handedBack: handedBack(ours(pieces(input)).pipeThrough(new CS("gzip"))) };
+  // Corrupt input and a source that fails: as with the runtime's own classes.
+  const bad = gz.slice();
+  bad[bad.length - 5]! ^= 0x5a;
+  const nativeOf = (chunks: Uint8Array[], fail?: unknown) =>
+    new Native.ReadableStream<Uint8Array>({
+      pull(c) {
+        const next = chunks.shift();
+        if (next !== undefined) c.enqueue(next);
+        else if (fail !== undefined) c.error(fail);
+        else c.close();
+      },
+    });
+  const NativeDS = Native.DecompressionStream as unknown as Codec;
+  out["corrupt"] = {
+    ours: await outcome(new Response(ours(pieces(bad)).pipeThrough(new DS("gzip"))).arrayBuffer()),
+    native: await outcome(new Native.Response(nativeOf(pieces(bad)).pipeThrough(new NativeDS("gzip"))).arrayBuffer()),
+  };
+  const half = pieces(gz).slice(0, 3);
+  out["failing"] = {
+    ours: await outcome(
+      new Response(ours(half.slice(), new TypeError("source failed")).pipeThrough(new DS("gzip"))).arrayBuffer(),
+    ),
+    native: await outcome(
+      new Native.Response(nativeOf(half.slice(), new TypeError("source failed")).pipeThrough(new NativeDS("gzip")))
+        .arrayBuffer(),
+    ),
+  };
   return json(out);
 }
 
@@ -890,6 +965,8 @@ export async function handle(request: Request): Promise<Response> {
         return await bodyLock();
       case "/codec-through":
         return await codecThrough();
+      case "/codec-handback":
+        return await codecHandback();
       case "/contract":
         return await contract();
       case "/compression":

@@ -40,7 +40,7 @@ export { setCodecOutputQueue } from "./compression/output-queue.ts";
 export { nativeAcceptsFormat, nativeCodecClass, nativeCompressionClasses } from "./compression/native-classes.ts";
 export { type CodecPairSlot, unopenedCodecPair } from "./compression/codec-pair.ts";
 // The default codec (the runtime's own streams in batches), for a factory that hands some streams to it.
-export { createNativeCodec } from "./compression/native-codec.ts";
+export { createNativeCodec, setNativeCodecHandback } from "./compression/native-codec.ts";
 // TextEncoderStream's encoder for short strings in JavaScript and the limit up to which it is used
 // (FP-ENCODE-SHORT), installed by an adapter from measurement.
 export { setShortEncoder } from "./codecs/short-encode-hook.ts";

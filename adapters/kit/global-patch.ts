@@ -114,9 +114,10 @@ export interface GlobalPatchOptions {
    */
   readonly awaitNativePipe?: (pipe: Promise<void>) => Promise<void>;
   /**
-   * NATIVE-CODEC-THROUGH (codec-through.ts): a native stream or untouched body piped through one of our
-   * unopened compression streams is piped by the runtime through its own, for an adapter whose codec is the
-   * runtime's own compression streams (the edge adapter).
+   * For an adapter whose codec is the runtime's own compression streams (the edge adapter): NATIVE-CODEC-THROUGH
+   * (codec-through.ts: a native stream or untouched body piped through one of our unopened compression streams
+   * is piped by the runtime through its own) and NATIVE-CODEC-HANDBACK (an untouched DecompressionStream's output
+   * given to a body is the runtime's own stream), while patched.
    */
   readonly codecThrough?: boolean;
 }
@@ -160,6 +161,7 @@ export function createGlobalPatch(options: GlobalPatchOptions): GlobalPatch {
     ...(options.before ?? []),
     { name: "classes", run: replaceClasses },
     { name: "pipes", run: (t: PatchTransaction) => patchPipes(t, options.awaitNativePipe, options.codecThrough) },
+    ...(options.codecThrough === true ? [{ name: "codec-handback", run: handBackNativeCodecs }] : []),
     ...(options.shared?.bodies === false ? [] : [{ name: "bodies", run: patchBodyGetters }]),
     ...(options.shared?.bodyInit === false ? [] : [{
       name: "body-init",
@@ -286,6 +288,12 @@ function linkToNative(tx: PatchTransaction, Ours: AnyClass, NativeClass: AnyClas
     },
     false,
   );
+}
+
+/** Step `codec-handback` (see {@link GlobalPatchOptions.codecThrough}): NATIVE-CODEC-HANDBACK while patched. */
+function handBackNativeCodecs(tx: PatchTransaction): void {
+  api.setNativeCodecHandback(true);
+  tx.afterRestore("NATIVE-CODEC-HANDBACK", () => api.setNativeCodecHandback(false));
 }
 
 type PipeTo = (this: unknown, destination: unknown, options?: unknown) => Promise<undefined>;

@@ -27,7 +27,8 @@ export function collectCodecBytes(stream: unknown): Promise<Uint8Array<ArrayBuff
 /**
  * NATIVE-CODEC-HANDBACK: the runtime's own readable side behind `stream`, when `stream` is the untouched readable side
  * of one of our DecompressionStreams whose codec is the runtime's own stream, none of whose output has been read
- * (the caller then locks `stream` for good); undefined otherwise, and nothing changes.
+ * (the caller then locks `stream` for good); undefined otherwise, and nothing changes. (Exported from here, not
+ * from codec-transform.ts, whose declarations name the DOM library's BufferSource.)
  */
 export function takeCodecNativeOutput(stream: unknown): globalThis.ReadableStream<Uint8Array> | undefined {
   return takeCodecNativeReadable(stream);

@@ -52,7 +52,7 @@ import { diffSnapshot, type Snapshot, takeSnapshot } from "../shared/snapshot.ts
 import { lockedBodyOutcomes, lockedRequestOutcomes } from "../shared/body-lock.ts";
 import { describeRequest, INIT_CASES } from "../shared/request-inits.ts";
 import { type Registrar, runtimeAdapterSuite } from "../shared/contract-suite.ts";
-import { compressionSuite } from "../shared/compression-suite.ts";
+import { compressionSuite, cut } from "../shared/compression-suite.ts";
 
 type Bytes = Uint8Array<ArrayBuffer>;
 type Stage = (chunk: Uint8Array) => Uint8Array;
@@ -351,19 +351,23 @@ async function consume(): Promise<Response> {
   return json({ expected: text, methods: out });
 }
 
-/** The chunks of `stream` (any kind) joined, or the error it failed with. */
-async function drained(stream: unknown): Promise<Uint8Array | { error: { name: string; message: string } }> {
-  const reader = (stream as Stream).getReader();
-  const chunks: Uint8Array[] = [];
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return joinBytes(chunks, chunks.reduce((n, c) => n + c.byteLength, 0));
-      chunks.push(value);
-    }
-  } catch (e) {
-    return { error: errorInfo(e) };
-  }
+/** The digest of the bytes `read` gives, or the error it failed with. */
+function settledDigest(
+  read: Promise<ArrayBuffer | Uint8Array>,
+): Promise<string | { error: { name: string; message: string } }> {
+  return read.then((bytes) => digest(new Uint8Array(bytes)), (e: unknown) => ({ error: errorInfo(e) }));
+}
+
+/** A pull source of the global class (ours while patched) or `RS` over `chunks`, erroring with `fail` after them. */
+function pullSource(chunks: Uint8Array[], fail?: unknown, RS: typeof ReadableStream = globalThis.ReadableStream) {
+  return new RS<Uint8Array>({
+    pull(c) {
+      const next = chunks.shift();
+      if (next !== undefined) c.enqueue(next);
+      else if (fail !== undefined) c.error(fail);
+      else c.close();
+    },
+  });
 }
 
 /**
@@ -380,7 +384,6 @@ async function codecThrough(): Promise<Response> {
     return json({ noCodec: errorInfo(e), global: typeof CS });
   }
   const input = new TextEncoder().encode("<p>édge stream ".repeat(5000));
-  const digestOf = (v: Uint8Array | { error: unknown }) => (v instanceof Uint8Array ? digest(v) : v);
   const out: Record<string, unknown> = { expected: digest(input), ours: CS === (edge.CompressionStream as never) };
   for (const format of ["gzip", "deflate", "deflate-raw"]) {
     const cs = new CS(format);
@@ -389,12 +392,12 @@ async function codecThrough(): Promise<Response> {
     const locks = { same: readable === cs.readable, writable: cs.writable.locked, source: source.locked };
     const zipped = new Uint8Array(await new Response(readable).arrayBuffer());
     await Promise.resolve();
-    const back = await drained(new Response(zipped).body!.pipeThrough(new DS(format)));
+    const back = await settledDigest(bytesOf(new Response(zipped).body!.pipeThrough(new DS(format)) as Stream));
     out[format] = {
       shell: isBodyShell(readable),
       locks,
       after: { writable: cs.writable.locked },
-      back: digestOf(back),
+      back,
     };
   }
   // A body: the Response's own stream, read through a reader of ours.
@@ -409,7 +412,7 @@ async function codecThrough(): Promise<Response> {
     shell: isBodyShell(fromBody),
     locked: bodyLocked,
     used: response.bodyUsed,
-    back: digestOf(await drained(fromBody)),
+    back: await settledDigest(bytesOf(fromBody as Stream)),
   };
   out["bodyAfter"] = { locked: body.locked };
   // Not taken: a codec whose side was asked for, a pipe with options, a stream of ours.
@@ -432,20 +435,24 @@ async function codecThrough(): Promise<Response> {
     }
   }
   const viaSubclass = new Blob([zipped]).stream().pipeThrough(new Counted("gzip"));
-  out["subclass"] = { shell: isBodyShell(viaSubclass), back: digestOf(await drained(viaSubclass)), asked };
-  out["touched"] = { shell: isBodyShell(viaTouched), back: digestOf(await drained(viaTouched)) };
-  out["options"] = { shell: isBodyShell(withOptions), back: digestOf(await drained(withOptions)) };
-  out["fromOurs"] = { shell: isBodyShell(fromOurs), back: digestOf(await drained(fromOurs)) };
+  out["subclass"] = {
+    shell: isBodyShell(viaSubclass),
+    back: await settledDigest(bytesOf(viaSubclass as Stream)),
+    asked,
+  };
+  out["touched"] = { shell: isBodyShell(viaTouched), back: await settledDigest(bytesOf(viaTouched as Stream)) };
+  out["options"] = { shell: isBodyShell(withOptions), back: await settledDigest(bytesOf(withOptions as Stream)) };
+  out["fromOurs"] = { shell: isBodyShell(fromOurs), back: await settledDigest(bytesOf(fromOurs as Stream)) };
   // Corrupt and truncated input: the runtime's own error, the writable side errored after.
   const bad = zipped.slice();
   bad[bad.length - 5]! ^= 0x5a;
   for (const [what, bytes] of [["corrupt", bad], ["truncated", zipped.slice(0, zipped.length >> 1)]] as const) {
     const ds = new DS("gzip");
     const readable = new Blob([bytes]).stream().pipeThrough(ds);
-    const result = await drained(readable);
+    const result = await settledDigest(bytesOf(readable as Stream));
     await new Promise((r) => setTimeout(r, 0));
     const writerError = await ds.writable.getWriter().closed.then(() => "closed", (e) => errorInfo(e).name);
-    out[what] = { shell: isBodyShell(readable), result: digestOf(result), writable: writerError };
+    out[what] = { shell: isBodyShell(readable), result, writable: writerError };
   }
   // Cancel mid-stream: the native source is cancelled as the runtime's own classes cancel it.
   const cancelWith = async (Codec: new (format: string) => TransformStream<Uint8Array, Uint8Array>) => {
@@ -488,21 +495,11 @@ async function codecHandback(): Promise<Response> {
   }
   const input = new TextEncoder().encode("<li>édge handback</li>\n".repeat(4000));
   const gz = new Uint8Array(await new Response(new Blob([input]).stream().pipeThrough(new CS("gzip"))).arrayBuffer());
-  const pieces = (bytes: Uint8Array) =>
-    Array.from({ length: Math.ceil(bytes.length / 1000) }, (_, i) => bytes.slice(i * 1000, i * 1000 + 1000));
-  const ours = (chunks: Uint8Array[], fail?: unknown) =>
-    new (globalThis.ReadableStream as typeof ReadableStream)<Uint8Array>({
-      pull(c) {
-        const next = chunks.shift();
-        if (next !== undefined) c.enqueue(next);
-        else if (fail !== undefined) c.error(fail);
-        else c.close();
-      },
-    });
+  const pieces = (bytes: Uint8Array) => cut(bytes, [1000]);
+  const ours = (chunks: Uint8Array[], fail?: unknown) => pullSource(chunks, fail);
   const handedBack = (readable: unknown) =>
     claimBatchedBody(bodyMadeFor(new Response(readable as Stream))) === undefined;
-  const outcome = (p: Promise<ArrayBuffer>) =>
-    p.then((b) => digest(new Uint8Array(b)), (e) => ({ error: errorInfo(e) }));
+  const outcome = settledDigest;
   const out: Record<string, unknown> = { expected: digest(input) };
   {
     const readable = ours(pieces(gz)).pipeThrough(new DS("gzip"));
@@ -516,14 +513,7 @@ async function codecHandback(): Promise<Response> {
   const bad = gz.slice();
   bad[bad.length - 5]! ^= 0x5a;
   const nativeOf = (chunks: Uint8Array[], fail?: unknown) =>
-    new Native.ReadableStream<Uint8Array>({
-      pull(c) {
-        const next = chunks.shift();
-        if (next !== undefined) c.enqueue(next);
-        else if (fail !== undefined) c.error(fail);
-        else c.close();
-      },
-    });
+    pullSource(chunks, fail, Native.ReadableStream as typeof ReadableStream);
   const NativeDS = Native.DecompressionStream as unknown as Codec;
   out["corrupt"] = {
     ours: await outcome(new Response(ours(pieces(bad)).pipeThrough(new DS("gzip"))).arrayBuffer()),

@@ -22,6 +22,7 @@ import { type BridgePipe, pipeToBridge } from "../kit/bridge-pipe.ts";
 import { Native, noop } from "../kit/natives.ts";
 import { COALESCE_BYTES, coalescedWriter, RESPONSE_PIECE_BYTES } from "./coalesced-writes.ts";
 import { takeEncodedText } from "../kit/encoded-text.ts";
+import { currentTurn } from "./next-turn.ts";
 import { ObjectSlot } from "../kit/object-slot.ts";
 
 /** The controller Bun passes to a `type: "direct"` source's `pull()` (its sinks' controllers too). */
@@ -298,13 +299,8 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
       };
       return piped;
     }
-    /** Set in the event loop's next turn after this pull: what Bun's own pump wrote by then, it has sent. */
-    let taskPassed = false;
-    if (nativeSink) {
-      setImmediate(() => {
-        taskPassed = true;
-      });
-    }
+    /** The turn of this pull: once the event loop has turned since, what Bun's own pump wrote by then, it has sent. */
+    const pulledIn = nativeSink ? currentTurn() : 0;
     // BUN-COALESCE: a native sink takes a task's byte chunks in few write()s (16 KiB pieces into a response);
     // BUN-COALESCE-WHOLE: the one-shot byte sink of `arrayBuffer()` / `bytes()` takes 64 KiB pieces, written when
     // full or at the end.
@@ -343,7 +339,7 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
       // the chunks it read in earlier tasks before an error that comes in a later one: what was written is
       // flushed then, and the error given a task later. An error in the first task fails it at once, as Bun's
       // own pump fails before it sent anything.
-      if (!nativeSink || !taskPassed) return fail(error);
+      if (!nativeSink || currentTurn() === pulledIn) return fail(error);
       try {
         coalesced?.flush();
         (controller as { flush?: () => unknown }).flush?.();

@@ -9,7 +9,10 @@
  * queued in one step, a synchronous pull() chain's chunks in one wake), which measured 1.08-1.11x the pipe
  * on Bun's `text()` (`rt-response-text`) and 0.99-1.10x on the routes (`rt-serve-0` on Deno and Bun,
  * `route-0` in workerd). A batch read of a transform's readable side gets one chunk per wake, so there the
- * fused pipe is the batch machinery's cheaper form.
+ * fused pipe is the batch machinery's cheaper form. BRIDGE-NATIVE-FED: a transform's readable side that a pipe
+ * from a runtime's own stream feeds (native-fed.ts) is read in batches too: its chunks come one per native read, so
+ * the fused pipe has no chain of ours to run by direct calls, and its setup (a WritableStream and a second pipe per
+ * body) is what the batch loop saves (Bun's served echo, bench/README.md).
  * @module
  */
 import {
@@ -25,6 +28,7 @@ import {
   WritableStream,
   type WritableStreamDefaultController,
 } from "../../core/internal.ts";
+import { isNativeFed } from "./native-fed.ts";
 import { noop } from "./natives.ts";
 import { bodyBytes } from "./to-native.ts";
 
@@ -61,7 +65,7 @@ export type ChunkConversion<T> = (chunk: unknown, context: string) => T;
 /**
  * Feeds `stream` into `sink`, each chunk checked and converted by `convert` (default: `bodyBytes`, the bytes
  * of a BufferSource, else the `TypeError` naming `context`, the API): a TransformStream's readable side
- * through a fused pipe, any other stream in batches.
+ * through a fused pipe (unless a native stream feeds it: BRIDGE-NATIVE-FED), any other stream in batches.
  */
 export function pipeToBridge(stream: ReadableStream<unknown>, context: string, sink: BridgeSink): BridgePipe;
 export function pipeToBridge<T>(
@@ -76,7 +80,7 @@ export function pipeToBridge<T>(
   sink: BridgeSink<T>,
   convert: ChunkConversion<T> = bodyBytes as unknown as ChunkConversion<T>,
 ): BridgePipe {
-  return isTransformReadable(stream)
+  return isTransformReadable(stream) && !isNativeFed(stream)
     ? pipedBridge(stream, context, sink, convert)
     : batchedBridge(stream, context, sink, convert);
 }

@@ -13,7 +13,8 @@ import type {
   UnpatchGlobalWebStreams,
 } from "./contract.ts";
 import { pipeThroughNativeCodec } from "./codec-through.ts";
-import { bodyShellFor, syncBodyShellOf, takeBodyForPipe } from "./body-shells.ts";
+import { bodyShellFor, isBodyShell, syncBodyShellOf, takeBodyForPipe } from "./body-shells.ts";
+import { isNativeFed, markNativeFed } from "./native-fed.ts";
 import { holdNativeOf, readableShell, releaseUnusedWritableShell, writableShell } from "./native-shells.ts";
 import {
   isInstance,
@@ -373,7 +374,9 @@ export function patchPipes(
       isOurReadable(pair.readable);
     const taken = writable ? takeBodyForPipe(this, options) : undefined;
     try {
-      return ourPipeThrough.call(taken ?? this, pair, options);
+      const readable = ourPipeThrough.call(taken ?? this, pair, options);
+      if (taken !== undefined || isBodyShell(this) || isNativeFed(this)) markNativeFed(readable);
+      return readable;
     } finally {
       holdNativeOf(taken);
       // A pipe that failed before it started leaves a native writable side unlocked, as natively.
@@ -408,7 +411,9 @@ export function patchPipes(
       const shell = readableShell(this, false);
       const pair = ourPair(read);
       try {
-        return ourPipeThrough.call(shell, pair, options);
+        const readable = ourPipeThrough.call(shell, pair, options);
+        markNativeFed(readable);
+        return readable;
       } finally {
         holdNativeOf(shell);
         if (isPair(pair) && pair !== read) releaseUnusedWritableShell(pair.writable);

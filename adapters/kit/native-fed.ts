@@ -1,0 +1,19 @@
+/**
+ * The readable sides of our TransformStreams that a pipe from a runtime's own stream feeds (BRIDGE-NATIVE-FED):
+ * `native.pipeThrough(ours)`, `body.pipeThrough(ours)` of a body shell (taken by BODY-PIPE or not), and any
+ * `pipeThrough()` of such a readable side. Their chunks come one per native read, so a body bridge gains nothing
+ * from fusing with the chain before it, and reads them instead (bridge-pipe.ts).
+ * @module
+ */
+
+const fed = new WeakSet<object>();
+
+/** Records that `readable`, the readable side a `pipeThrough()` returned, is fed by a pipe from a native stream. */
+export function markNativeFed(readable: unknown): void {
+  if (typeof readable === "object" && readable !== null) fed.add(readable);
+}
+
+/** Whether {@link markNativeFed} recorded `stream`. */
+export function isNativeFed(stream: unknown): boolean {
+  return typeof stream === "object" && stream !== null && fed.has(stream);
+}

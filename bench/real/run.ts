@@ -12,8 +12,9 @@
  * (bench/real/profile.ts). See bench/README.md, "Real pipelines and frameworks".
  * @module
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline";
@@ -34,6 +35,25 @@ import { expectedBytes } from "./data.ts";
 import { drive } from "./load.ts";
 import { CATEGORIES } from "./profile.ts";
 
+/** `--pin`: the core of a server row's process, and of this process (the load client). */
+const SERVER_CORE = 1;
+const CLIENT_CORE = 0;
+
+/**
+ * `--pin`: puts every thread of this process on {@link CLIENT_CORE} (a server row's process goes on
+ * {@link SERVER_CORE}, an in-process row's on every core, as it starts); exits with the reason where it cannot.
+ * Measured on Bun 1.4.5 (bench/README.md): unpinned, the load client and the server's compiler and collector
+ * threads take each other's core, and identical server processes differed by up to 15 % in CPU per request.
+ */
+function pinLoadClient(): void {
+  if (process.platform !== "linux") fail("--pin needs Linux (taskset)");
+  if (availableParallelism() < 2) fail(`--pin needs 2 cores, this machine has ${availableParallelism()}`);
+  const pinned = spawnSync("taskset", ["-a", "-p", "-c", String(CLIENT_CORE), String(process.pid)], {
+    encoding: "utf8",
+  });
+  if (pinned.status !== 0) fail(`--pin: taskset failed: ${pinned.error?.message ?? pinned.stderr.trim()}`);
+}
+
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const WORKER = join(ROOT, "bench", "real", "worker.ts");
 
@@ -48,6 +68,8 @@ const USAGE = `usage: node bench/real/run.ts [options]
   --profile          one more process per side and row with a CPU profile of the measured part: CPU shares
   --profile-dir=DIR  keep those profiles as DIR/<runtime>-<row>-<on|off>.cpuprofile
   --connections=N    concurrent keep-alive connections of the load client (default 8)
+  --pin              server rows: the server process on core 1, this process (the load client) on core 0
+                     (Linux, taskset, 2 or more cores), so that neither takes the other's core
   --json=PATH        also write every sample and share as JSON`;
 
 interface Options {
@@ -60,6 +82,8 @@ interface Options {
   profile: boolean;
   profileDir?: string;
   connections: number;
+  /** server rows: the server pinned to core 1, the load client to core 0 */
+  pin: boolean;
   json?: string;
 }
 
@@ -85,6 +109,7 @@ function parseArgs(argv: string[]): Options {
     "profile",
     "profile-dir",
     "connections",
+    "pin",
     "json",
   ];
   const values = readFlags(argv, known, USAGE, fail);
@@ -99,6 +124,7 @@ function parseArgs(argv: string[]): Options {
     timeMs: values.has("time") ? positiveInt("time", values.get("time")) : quick ? 400 : 1000,
     profile: values.has("profile") || values.has("profile-dir"),
     connections: values.has("connections") ? positiveInt("connections", values.get("connections")) : 8,
+    pin: values.has("pin"),
   };
   if (values.has("warm")) options.warmMs = positiveInt("warm", values.get("warm"));
   if (values.get("profile-dir")) options.profileDir = resolve(values.get("profile-dir")!);
@@ -143,8 +169,8 @@ class Worker {
   #seen: WorkerMessage[] = [];
   #error?: string;
 
-  constructor(runtime: RuntimeKey, config: WorkerConfig, env: Record<string, string>) {
-    const [cmd, ...args] = command(runtime);
+  constructor(runtime: RuntimeKey, config: WorkerConfig, env: Record<string, string>, cores?: string) {
+    const [cmd, ...args] = cores === undefined ? command(runtime) : ["taskset", "-c", cores, ...command(runtime)];
     this.child = spawn(cmd!, args, {
       cwd: ROOT,
       // production builds of the frameworks (React picks its development build otherwise), as a server runs them
@@ -201,7 +227,13 @@ async function runSide(
 ): Promise<SideRun> {
   const config: WorkerConfig = { runtime, row: row.id, patch, timeMs: options.timeMs, warmMs: options.warmMs, profile };
   const env: Record<string, string> = options.profileDir ? { FUSESTREAMS_REAL_PROFILE_DIR: options.profileDir } : {};
-  const worker = new Worker(runtime, config, env);
+  // (a child inherits this process's pinning: an in-process row's worker gets every core back)
+  const cores = !options.pin
+    ? undefined
+    : row.kind === "server"
+    ? String(SERVER_CORE)
+    : `0-${availableParallelism() - 1}`;
+  const worker = new Worker(runtime, config, env, cores);
   const limit = 60_000 + options.timeMs * 4 + (options.warmMs ?? 0);
   const result: SideRun = { samples: [] };
   try {
@@ -449,6 +481,7 @@ function printSummary(runtime: string, results: RowResult[], profile: boolean): 
 // ---- main ----
 
 const options = parseArgs(process.argv.slice(2));
+if (options.pin) pinLoadClient();
 if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
 const report: { runtime: RuntimeKey; version?: string; results: RowResult[] }[] = [];
 let failed = false;
@@ -462,7 +495,9 @@ for (const runtime of options.runtimes) {
   console.log(
     `\n=== ${runtime}: ${rows.length} rows, ${options.rounds} rounds x 2 sides, ${options.timeMs} ms per process${
       options.warmMs === undefined ? "" : `, warmed for ${options.warmMs} ms`
-    }${options.profile ? ", profiled" : ""} ===`,
+    }${options.profile ? ", profiled" : ""}${
+      options.pin ? ", servers on core 1 and the load client on core 0" : ""
+    } ===`,
   );
   const started = performance.now();
   const results: RowResult[] = [];

@@ -68,6 +68,7 @@ const USAGE = `usage: node bench/real/run.ts [options]
   --profile          one more process per side and row with a CPU profile of the measured part: CPU shares
   --profile-dir=DIR  keep those profiles as DIR/<runtime>-<row>-<on|off>.cpuprofile
   --connections=N    concurrent keep-alive connections of the load client (default 8)
+  --server-warm=MS   the server rows' warm-up, in place of --warm's (a server's steady state takes longer)
   --pin              server rows: the server process on core 1, this process (the load client) on core 0
                      (Linux, taskset, 2 or more cores), so that neither takes the other's core
   --json=PATH        also write every sample and share as JSON`;
@@ -79,6 +80,8 @@ interface Options {
   timeMs: number;
   /** the warm-up: a server's under load, an in-process row's in a loop; undefined: half (a quarter) of timeMs */
   warmMs?: number;
+  /** the server rows' warm-up, when it differs from warmMs */
+  serverWarmMs?: number;
   profile: boolean;
   profileDir?: string;
   connections: number;
@@ -110,6 +113,7 @@ function parseArgs(argv: string[]): Options {
     "profile-dir",
     "connections",
     "pin",
+    "server-warm",
     "json",
   ];
   const values = readFlags(argv, known, USAGE, fail);
@@ -127,6 +131,7 @@ function parseArgs(argv: string[]): Options {
     pin: values.has("pin"),
   };
   if (values.has("warm")) options.warmMs = positiveInt("warm", values.get("warm"));
+  if (values.has("server-warm")) options.serverWarmMs = positiveInt("server-warm", values.get("server-warm"));
   if (values.get("profile-dir")) options.profileDir = resolve(values.get("profile-dir")!);
   if (values.get("json")) options.json = resolve(values.get("json")!);
   return options;
@@ -225,7 +230,8 @@ async function runSide(
   profile: boolean,
   options: Options,
 ): Promise<SideRun> {
-  const config: WorkerConfig = { runtime, row: row.id, patch, timeMs: options.timeMs, warmMs: options.warmMs, profile };
+  const warmMs = row.kind === "server" ? options.serverWarmMs ?? options.warmMs : options.warmMs;
+  const config: WorkerConfig = { runtime, row: row.id, patch, timeMs: options.timeMs, warmMs, profile };
   const env: Record<string, string> = options.profileDir ? { FUSESTREAMS_REAL_PROFILE_DIR: options.profileDir } : {};
   // (a child inherits this process's pinning: an in-process row's worker gets every core back)
   const cores = !options.pin
@@ -234,7 +240,7 @@ async function runSide(
     ? String(SERVER_CORE)
     : `0-${availableParallelism() - 1}`;
   const worker = new Worker(runtime, config, env, cores);
-  const limit = 60_000 + options.timeMs * 4 + (options.warmMs ?? 0);
+  const limit = 60_000 + options.timeMs * 4 + (warmMs ?? 0);
   const result: SideRun = { samples: [] };
   try {
     result.runtime = (await worker.next("ready", limit)).runtime;
@@ -252,7 +258,7 @@ async function runSide(
         ...(request.bodyBytes ? { body: echoBody(request.bodyBytes) } : {}),
         expectBytes: expectedBytes(request.path),
         connections: options.connections,
-        warmMs: options.warmMs ?? options.timeMs / 2,
+        warmMs: warmMs ?? options.timeMs / 2,
         measureMs: options.timeMs,
         windowMs: Math.max(50, options.timeMs / 10),
         onMeasure: () => worker.child.stdin!.write("measure\n"),
@@ -495,9 +501,9 @@ for (const runtime of options.runtimes) {
   console.log(
     `\n=== ${runtime}: ${rows.length} rows, ${options.rounds} rounds x 2 sides, ${options.timeMs} ms per process${
       options.warmMs === undefined ? "" : `, warmed for ${options.warmMs} ms`
-    }${options.profile ? ", profiled" : ""}${
-      options.pin ? ", servers on core 1 and the load client on core 0" : ""
-    } ===`,
+    }${options.serverWarmMs === undefined ? "" : `, servers warmed for ${options.serverWarmMs} ms`}${
+      options.profile ? ", profiled" : ""
+    }${options.pin ? ", servers on core 1 and the load client on core 0" : ""} ===`,
   );
   const started = performance.now();
   const results: RowResult[] = [];

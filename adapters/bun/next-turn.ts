@@ -16,8 +16,10 @@ function turnEnded(): void {
 }
 
 /**
- * The turn of the event loop now: a later call returns a greater number once this turn has ended (the task that
- * called it, and every other task queued before the loop's next check phase).
+ * The turn of the event loop now: a later call returns a greater number once the `setImmediate` queued by the turn's
+ * first call has run (so after the task that called it; a call made by an immediate that runs before that one, in the
+ * same check phase, sees the number grow when that one runs, where an immediate of its own would have run a turn
+ * later: for BUN-DIRECT's mark, an error is then given after a flush rather than at once, as a turn later).
  */
 export function currentTurn(): number {
   if (!counting) {

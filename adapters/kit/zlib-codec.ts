@@ -29,32 +29,7 @@ import {
   typeError,
 } from "../../core/internal.ts";
 import type { PatchTransaction } from "./patch-transaction.ts";
-
-/** zlib's native handle (the `_handle` of a zlib stream object), as Node.js, Deno and Bun implement it. */
-interface ZlibHandle {
-  writeSync(
-    flush: number,
-    input: Uint8Array,
-    inOffset: number,
-    inLength: number,
-    output: Uint8Array,
-    outOffset: number,
-    outLength: number,
-  ): void;
-  onerror: ((message: string, errno: number, code?: string) => void) | null;
-  /** Starts a new stream with the same parameters (zlib's `deflateReset` / `inflateReset`). */
-  reset(): void;
-}
-
-/** A zlib stream object of `node:zlib`: only its handle and its write state are used, and `close()`. */
-interface ZlibObject {
-  readonly _handle: ZlibHandle | null;
-  readonly _writeState: Uint32Array;
-  close(): void;
-}
-
-/** One of node:zlib's `create*()` functions (a stream object whose handle is used, see ZlibObject). */
-type CreateZlib = () => object;
+import { type CreateZlib, newZlibObject, type ZlibHandle, type ZlibObject } from "./zlib-handle.ts";
 
 /** The parts of `node:zlib` the codec uses. */
 export interface ZlibModule {
@@ -68,6 +43,8 @@ export interface ZlibModule {
   readonly createZstdCompress?: CreateZlib;
   readonly createZstdDecompress?: CreateZlib;
   readonly crc32?: (data: Uint8Array, value?: number) => number;
+  /** zlib's constants, with the binding's modes (`GZIP`, `DEFLATE`, ...) where the runtime has them. */
+  readonly constants?: { readonly [name: string]: unknown };
 }
 
 /** How an adapter configures the codec. */
@@ -142,6 +119,10 @@ type Output = (from: Uint8Array, length: number) => void;
 /** One format's zlib object and flush values. */
 interface Engine {
   readonly create: CreateZlib;
+  /** ZLIB-HANDLE: the binding's mode of the format (a zlib format whose mode the runtime names), else undefined. */
+  readonly mode?: number;
+  /** ZLIB-HANDLE: a decompressor's compressing counterpart (what makes the probe's input). */
+  readonly counterpart?: CreateZlib;
   /** A zlib (deflate) format: a handle reset after its stream finished starts the next one afresh. */
   readonly resettable?: boolean;
   readonly process: number;
@@ -154,11 +135,19 @@ function engineFor(zlib: ZlibModule, format: CompressionFormat, mode: CodecMode)
   switch (format) {
     case "gzip":
       // Decompression: a raw inflate inside the gzip member parsed by GzipCodec.
-      return zlibEngine(compress ? zlib.createGzip : zlib.crc32 === undefined ? undefined : zlib.createInflateRaw);
+      return compress ? zlibEngine(zlib.createGzip, zlibMode(zlib, "GZIP")) : zlibEngine(
+        zlib.crc32 === undefined ? undefined : zlib.createInflateRaw,
+        zlibMode(zlib, "INFLATERAW"),
+        zlib.createDeflateRaw,
+      );
     case "deflate":
-      return zlibEngine(compress ? zlib.createDeflate : zlib.createInflate);
+      return compress
+        ? zlibEngine(zlib.createDeflate, zlibMode(zlib, "DEFLATE"))
+        : zlibEngine(zlib.createInflate, zlibMode(zlib, "INFLATE"), zlib.createDeflate);
     case "deflate-raw":
-      return zlibEngine(compress ? zlib.createDeflateRaw : zlib.createInflateRaw);
+      return compress
+        ? zlibEngine(zlib.createDeflateRaw, zlibMode(zlib, "DEFLATERAW"))
+        : zlibEngine(zlib.createInflateRaw, zlibMode(zlib, "INFLATERAW"), zlib.createDeflateRaw);
     case "brotli": {
       const create = compress ? zlib.createBrotliCompress : zlib.createBrotliDecompress;
       return create && { create, process: BROTLI_PROCESS, flush: BROTLI_FLUSH, finish: BROTLI_FINISH };
@@ -170,8 +159,15 @@ function engineFor(zlib: ZlibModule, format: CompressionFormat, mode: CodecMode)
   }
 }
 
-function zlibEngine(create: CreateZlib | undefined): Engine | undefined {
-  return create && { create, resettable: true, process: Z_NO_FLUSH, flush: Z_SYNC_FLUSH, finish: Z_FINISH };
+function zlibEngine(create: CreateZlib | undefined, mode?: number, counterpart?: CreateZlib): Engine | undefined {
+  return create &&
+    { create, mode, counterpart, resettable: true, process: Z_NO_FLUSH, flush: Z_SYNC_FLUSH, finish: Z_FINISH };
+}
+
+/** The binding's mode `name` (`GZIP`, `INFLATERAW`, ...) in `zlib.constants`, or undefined. */
+function zlibMode(zlib: ZlibModule, name: string): number | undefined {
+  const mode = zlib.constants?.[name];
+  return typeof mode === "number" ? mode : undefined;
 }
 
 /** How many reset handles ZLIB-REUSE keeps per `create` function. */
@@ -214,9 +210,11 @@ class ZlibRunner {
   readonly #create: CreateZlib;
 
   /** `what`: how a zlib failure starts its message (the format, compressed or decompressed). */
-  constructor(create: CreateZlib, what: string) {
+  constructor(engine: Pick<Engine, "create" | "mode" | "counterpart">, what: string) {
+    const create = engine.create;
     this.#create = create;
-    const object = (pools.get(create)?.pop() ?? create()) as ZlibObject;
+    // ZLIB-HANDLE: a handle made by itself where one proved itself for this format.
+    const object = pools.get(create)?.pop() ?? newZlibObject(create, engine.mode, engine.counterpart);
     const handle = object._handle;
     if (handle === null || typeof handle.writeSync !== "function") {
       throw new TypeError("node:zlib has no synchronous handle here");
@@ -301,7 +299,7 @@ class ZlibDecompressor implements CompressionCodec {
    * unread, one that still waits for data reads it.
    */
   constructor(format: CompressionFormat, engine: Engine, sink: CodecSink, probeEnd: boolean) {
-    this.#runner = new ZlibRunner(engine.create, `Invalid ${format} data`);
+    this.#runner = new ZlibRunner(engine, `Invalid ${format} data`);
     this.#engine = engine;
     this.#probeEnd = probeEnd;
     this.#format = format;
@@ -378,7 +376,7 @@ class ZlibCompressor implements CompressionCodec {
   #staged = 0;
 
   constructor(format: CompressionFormat, engine: Engine, sink: CodecSink, options: ZlibCodecOptions) {
-    this.#runner = new ZlibRunner(engine.create, `${format} compression failed`);
+    this.#runner = new ZlibRunner(engine, `${format} compression failed`);
     this.#engine = engine;
     // Not with a flush per chunk: Chromium's zlib (Node.js, Deno) then makes other bytes after a reset than a
     // new handle makes (13 streams in 150 on Node 26); without one, 0 in 150 there and on Bun (either way).
@@ -639,7 +637,7 @@ const TRUNCATION_PROBES: Partial<Record<CompressionFormat, readonly number[]>> =
 function reportsTruncation(engine: Engine, format: CompressionFormat): boolean {
   const probe = TRUNCATION_PROBES[format];
   if (probe === undefined) return true;
-  const runner = new ZlibRunner(engine.create, `Invalid ${format} data`);
+  const runner = new ZlibRunner(engine, `Invalid ${format} data`);
   try {
     runner.run(new Uint8Array(probe), engine.process, ignoreOutput);
     runner.run(EMPTY, engine.finish, ignoreOutput);
@@ -693,7 +691,7 @@ export function zlibCodecFactory(
     }
     if (decompressor === null) return undefined;
     if (format === "gzip") {
-      return new GzipCodec(new ZlibRunner(decompressor.engine.create, "Invalid gzip data"), zlib.crc32!, sink);
+      return new GzipCodec(new ZlibRunner(decompressor.engine, "Invalid gzip data"), zlib.crc32!, sink);
     }
     return new ZlibDecompressor(format, decompressor.engine, sink, decompressor.probeEnd);
   };
@@ -704,7 +702,7 @@ function usableZlib(loadZlib: () => ZlibModule | undefined): ZlibModule | null {
   try {
     const zlib = loadZlib();
     if (zlib === undefined) return null;
-    new ZlibRunner(zlib.createDeflateRaw, "deflate-raw").close();
+    new ZlibRunner({ create: zlib.createDeflateRaw }, "deflate-raw").close();
     return zlib;
   } catch {
     return null;

@@ -434,8 +434,11 @@ test("ZLIB-REUSE: a finished compressor's handle serves the next stream, reset; 
   for (const format of ["gzip", "deflate", "deflate-raw"] as const) {
     const name = format === "gzip" ? "createGzip" : format === "deflate" ? "createDeflate" : "createDeflateRaw";
     let created = 0;
+    // Without the binding's modes (no `constants`), every handle comes from node:zlib's object (no ZLIB-HANDLE),
+    // so counting them counts the handles.
     const counting = () => ({
       ...z,
+      constants: undefined,
       [name]: (...args: unknown[]) => {
         created++;
         return (z[name] as (...a: unknown[]) => unknown)(...args);
@@ -488,6 +491,85 @@ test("ZLIB-REUSE: 40 streams of mixed text and noise in turn make the bytes of f
       const want = await withCodec(fresh, () => compressWith(format, chunks));
       sameBytes(await withCodec(reusing, () => compressWith(format, chunks)), want, `${format}: stream ${i}`);
     }
+  }
+});
+
+/** `z` with each of node:zlib's zlib-format `create*()` functions counting the objects it makes into `count`. */
+function countingZlib(z: Record<string, unknown>, count: Record<string, number>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...z };
+  for (const name of ["createGzip", "createDeflate", "createDeflateRaw", "createInflate", "createInflateRaw"]) {
+    count[name] = 0;
+    out[name] = (...args: unknown[]) => {
+      count[name]!++;
+      return (z[name] as (...a: unknown[]) => unknown)(...args);
+    };
+  }
+  return out;
+}
+
+test("ZLIB-HANDLE: handles made without node:zlib's object give its bytes, both ways, and none is made", async () => {
+  if (zlib === undefined || !hookReaches) return;
+  const z = process.getBuiltinModule("node:zlib") as Record<string, unknown>;
+  const count: Record<string, number> = {};
+  const bare = zlibCodecFactory(() => countingZlib(z, count) as never, { coalesce: false });
+  const objects = zlibCodecFactory(() => ({ ...z, constants: undefined }) as never, { coalesce: false });
+  const inputs = [textish(30_000), noise(5_000, 3), textish(1)];
+  for (const format of ["gzip", "deflate", "deflate-raw"] as const) {
+    // the first stream each way proves the handle (node:zlib's own objects are made for the probe)
+    await withCodec(bare, async () => {
+      await decompressWith(format, [await compressWith(format, [textish(10)])]);
+    });
+    const made = { ...count };
+    for (const input of inputs) {
+      const chunks = cut(input, [997, 3]);
+      const want = await withCodec(objects, () => compressWith(format, chunks));
+      const got = await withCodec(bare, () => compressWith(format, chunks));
+      sameBytes(got, want, `${format}: the bytes of node:zlib's object`);
+      sameBytes(oneShot(format).decompress(got), input, `${format}: zlib reads it`);
+      sameBytes(await withCodec(bare, () => decompressWith(format, cut(want, [101, 7]))), input, `${format}: back`);
+      // a corrupt stream is the TypeError, as through node:zlib's object
+      const corrupt = want.slice();
+      corrupt[Math.min(12, corrupt.byteLength - 1)]! ^= 0xff;
+      corrupt[corrupt.byteLength >> 1]! ^= 0x55;
+      let refused: unknown;
+      try {
+        await withCodec(bare, () => decompressWith(format, [corrupt]));
+      } catch (error) {
+        refused = error;
+      }
+      let refusedBefore: unknown;
+      try {
+        await withCodec(objects, () => decompressWith(format, [corrupt]));
+      } catch (error) {
+        refusedBefore = error;
+      }
+      assert.is(refused instanceof TypeError, refusedBefore instanceof TypeError, `${format}: corrupt input`);
+    }
+    assert.equal(count, made, `${format}: no node:zlib object made after the probe`);
+  }
+});
+
+test("ZLIB-HANDLE: a handle that fails the probe is not used: node:zlib's objects, the same bytes", async () => {
+  if (zlib === undefined || !hookReaches) return;
+  const z = process.getBuiltinModule("node:zlib") as Record<string, unknown>;
+  const constants = z.constants as Record<string, number>;
+  const count: Record<string, number> = {};
+  // the wrong modes: a bare handle would make deflate for gzip and inflate zlib-wrapped data for raw
+  const wrong = {
+    ...countingZlib(z, count),
+    constants: { ...constants, GZIP: constants.DEFLATE, INFLATERAW: constants.INFLATE },
+  };
+  const factory = zlibCodecFactory(() => wrong as never, { coalesce: false });
+  const objects = zlibCodecFactory(() => ({ ...z, constants: undefined }) as never, { coalesce: false });
+  const input = textish(20_000);
+  const want = await withCodec(objects, () => compressWith("gzip", cut(input, [4_001])));
+  for (let i = 0; i < 3; i++) {
+    const before = { ...count };
+    const gz = await withCodec(factory, () => compressWith("gzip", cut(input, [4_001])));
+    sameBytes(gz, want, "gzip: node:zlib's bytes");
+    sameBytes(await withCodec(factory, () => decompressWith("gzip", [gz])), input, "gunzip");
+    assert.ok(count.createGzip! > before.createGzip!, `stream ${i}: node:zlib's gzip object`);
+    assert.ok(count.createInflateRaw! > before.createInflateRaw!, `stream ${i}: node:zlib's inflate object`);
   }
 });
 

@@ -3,7 +3,7 @@
  * node:zlib stream object around it. ZLIB-SYNC uses only the handle, and the object (a node:stream Transform, its
  * states, its 16 KiB output buffer) cost more than compressing a small body: making and closing one took 21-29
  * µs on Deno 2.9 against 3.7 µs for the handle alone, 13.8 against 1.3 µs on Node.js 26, 19.4 against 2.8 µs on
- * Bun 1.4 (2026-11-29); Deno's `CompressionStream` of a 14 KB body was 0.77x its own, bench/README.md.
+ * Bun 1.4 (2026-11-29); our gzip of a native 14 KB body on Deno was 0.77x Deno's own (core/README.md, ZLIB-HANDLE).
  *
  * The handle's class is the one of a handle node:zlib made, and it is set up as node:zlib sets it up: `init()`
  * with the defaults of `create*()` (window bits 15, the default level and strategy, memory level 8, no

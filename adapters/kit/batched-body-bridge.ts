@@ -21,6 +21,8 @@ import { type BridgePipe, pipeToBridge } from "./bridge-pipe.ts";
 import { joinBytes } from "./join-bytes.ts";
 import { Native } from "./natives.ts";
 import { ObjectSlot } from "./object-slot.ts";
+import { isNativeFed } from "./native-fed.ts";
+import { nativeReadingBody } from "./to-native.ts";
 
 /** Once the bridge buffers this many bytes ahead of the native consumer, our pipe waits for it. */
 export const BATCH_BYTES: number = 64 * 1024;
@@ -48,7 +50,31 @@ export function batchedBodyParts(
   stream: ReadableStream<unknown>,
   context: string,
 ): globalThis.ReadableStream<Uint8Array> {
-  return bridgeBody(stream, context, false);
+  return isNativeFed(stream) ? nativeFedBody(stream, context) : bridgeBody(stream, context, false);
+}
+
+/**
+ * BODY-NATIVE-FED: the body of a readable side a native stream feeds (native-fed.ts) reads it in batches per
+ * native pull (`nativeReadingBody`, TO-NATIVE-BATCH's reads, ours locked at the first pull), with no pipe into
+ * a buffer: its chunks come one per native read, so the bridge's pipe and buffer only add to each (Deno's served
+ * echo, bench/README.md). A whole-body consumer can claim it as a bridge until its first pull.
+ */
+function nativeFedBody(stream: ReadableStream<unknown>, context: string): globalThis.ReadableStream<Uint8Array> {
+  let started = false;
+  let claimed = false;
+  const native = nativeReadingBody(stream, context, () => {
+    started = true;
+    // Nothing can claim it any more (as the bridge's first pull: the native stream lets go of our graph).
+    bridges.delete(native);
+    return !claimed;
+  });
+  bridges.set(native, () => {
+    if (started || claimed || native.locked) return undefined;
+    claimed = true;
+    bridges.delete(native);
+    return { stream, context };
+  });
+  return native;
 }
 
 function bridgeBody(

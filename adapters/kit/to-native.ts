@@ -164,6 +164,20 @@ function noHold(): boolean {
 }
 
 /**
+ * The body a runtime reads from `stream` by {@link nativeReading}, locking `stream` only at the first pull (or
+ * cancel): before that, `firstPull` is asked, which returns false when `stream` was claimed meanwhile by a
+ * whole-body consumer (the native stream then closes without reading it). Every chunk goes through
+ * {@link bodyBytes} (`context`: the API).
+ */
+export function nativeReadingBody(
+  stream: ReadableStream<unknown>,
+  context: string,
+  firstPull: () => boolean,
+): globalThis.ReadableStream<Uint8Array> {
+  return nativeReading(stream, context, firstPull) as globalThis.ReadableStream<Uint8Array>;
+}
+
+/**
  * A native stream (high-water mark 0) whose pulls read `stream` in batches (TO-NATIVE-BATCH): a native pull
  * takes every chunk queued in `stream` in one step (FP-BATCH-TAKE) and enqueues them all, synchronously, or
  * waits for the next chunk when none is queued (a waiting batch holds no more: nothing is pulled from the
@@ -171,12 +185,22 @@ function noHold(): boolean {
  * mark let the source queue; it does not pull again until its consumer has read them all), so a slow
  * consumer never makes us buffer more than twice `stream`'s queue. `bodyContext` checks for byte chunks: a
  * bad one cancels `stream` with its TypeError at once and errors the native stream once the chunks before
- * it have been read, as a read per chunk would.
+ * it have been read, as a read per chunk would. `stream` is locked at once, or with `firstPull` at the first
+ * pull or cancel (see {@link nativeReadingBody}).
  */
-function nativeReading<R>(stream: ReadableStream<R>, bodyContext: string | undefined): globalThis.ReadableStream<R> {
-  // The lock stays with `reader` for the native stream's whole life (a cancel keeps it, as a reader's does).
-  const reader = stream.getReader() as ReadableStreamDefaultReader<R>;
-  const batches: BatchReader<R> = batchReaderOf(reader, "toNativeReadableStream()");
+function nativeReading<R>(
+  stream: ReadableStream<R>,
+  bodyContext: string | undefined,
+  firstPull?: () => boolean,
+): globalThis.ReadableStream<R> {
+  // The lock stays with the reader for the native stream's whole life (a cancel keeps it, as a reader's does).
+  let reader: ReadableStreamDefaultReader<R> | undefined;
+  let batches: BatchReader<R> | undefined;
+  const lock = (): void => {
+    reader = stream.getReader() as ReadableStreamDefaultReader<R>;
+    batches = batchReaderOf(reader, "toNativeReadableStream()");
+  };
+  if (firstPull === undefined) lock();
   let controller!: ReadableStreamDefaultController<R>;
   /** A bad chunk's error, raised at the pull after the chunks before it. */
   let failure: { error: unknown } | undefined;
@@ -199,7 +223,7 @@ function nativeReading<R>(stream: ReadableStream<R>, bodyContext: string | undef
         } catch (error) {
           if (i === 0) controller.error(error);
           else failure = { error };
-          void reader.cancel(error).then(undefined, () => {});
+          void reader!.cancel(error).then(undefined, () => {});
           return;
         }
       }
@@ -216,13 +240,24 @@ function nativeReading<R>(stream: ReadableStream<R>, bodyContext: string | undef
           controller.error(failure.error);
           return undefined;
         }
-        const next = batches.readAs(answer);
+        if (batches === undefined) {
+          if (!firstPull!()) {
+            controller.close();
+            return undefined;
+          }
+          lock();
+        }
+        const next = batches!.readAs(answer);
         if (isBatchPromise(next)) return next.then(deliver);
         deliver(next);
         return undefined;
       },
       cancel(reason) {
         if (failure !== undefined) return undefined;
+        if (reader === undefined) {
+          firstPull!();
+          return stream.cancel(reason);
+        }
         return reader.cancel(reason);
       },
     },

@@ -147,6 +147,14 @@ export const SCENARIOS: readonly Scenario[] = [
     node: "new Readable({ read() {} })",
   },
   {
+    id: "iter-short",
+    group: 8,
+    title: "for await over 256 short streams (start() enqueues 2 chunks and closes), one after the other",
+    unit: "ops/s",
+    bytes: 0,
+    ops: 256,
+  },
+  {
     id: "construct-writable",
     group: 8,
     title: "construct WritableStream({ write() {} }) (256 per iteration, then the microtask queue drains)",

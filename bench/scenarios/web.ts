@@ -290,6 +290,26 @@ export function build(id: string, impl: WebImpl, data: Data, shared: Shared): Be
         256,
       );
 
+    case "iter-short": {
+      const chunk = new Uint8Array(16);
+      return {
+        async run() {
+          let chunks = 0;
+          for (let i = 0; i < 256; i++) {
+            const stream = new RS<Uint8Array>({
+              start(controller) {
+                controller.enqueue(chunk);
+                controller.enqueue(chunk);
+                controller.close();
+              },
+            });
+            for await (const got of stream) chunks += got === chunk ? 1 : 0;
+          }
+          if (chunks !== 512) throw new Error(`iter-short: ${chunks} chunks read, expected 512`);
+        },
+      };
+    }
+
     case "pipe-through-1":
       return pipeChain(1, identity, "pipeThrough 1x identity");
     case "pipe-through-3":

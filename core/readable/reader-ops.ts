@@ -46,13 +46,8 @@ export function ReadableStreamReaderGenericCancel(reader: ReaderInternal, reason
 export function ReadableStreamReaderGenericRelease(reader: ReaderInternal, error?: TypeError): void {
   const stream = reader.stream!;
   const closed = reader.closed;
-  if (closed === undefined) {
-    // an owner's reader: nobody can see its closed promise, and the owner is finishing
-  } else if (stream.state === READABLE) {
-    closed.reject(error ?? releasedError(), true);
-  } else {
-    closed.resetRejected(error ?? releasedError(), true);
-  }
+  // An owner's reader has none: nobody can see it, and the owner is finishing. FP-LAZY (release) for the others.
+  closed?.rejectLazily(error === undefined ? releasedError : () => error);
   stream.releaseSteps();
   stream.reader = undefined;
   reader.stream = undefined;

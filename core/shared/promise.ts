@@ -37,6 +37,8 @@ export class LazyPromise {
   #promise: Promise<undefined> | undefined = undefined;
   #resolve: ((v: undefined) => void) | undefined = undefined;
   #reject: ((e: unknown) => void) | undefined = undefined;
+  /** FP-LAZY (release): makes the rejection reason, when the slot was rejected before its promise was made. */
+  #reason: (() => unknown) | undefined = undefined;
 
   /** The JS promise, allocated on first use. */
   get promise(): Promise<undefined> {
@@ -56,6 +58,11 @@ export class LazyPromise {
       } else if (this.state === FULFILLED) {
         p = PromiseResolve(undefined);
       } else {
+        const reason = this.#reason;
+        if (reason !== undefined) {
+          this.#reason = undefined;
+          this.value = reason();
+        }
         p = PromiseReject(this.value);
         if (this.#handled) setPromiseIsHandledToTrue(p);
       }
@@ -88,11 +95,29 @@ export class LazyPromise {
     }
   }
 
+  /**
+   * FP-LAZY (release): the slot rejected with the reason `reason()` makes, marked handled, as the spec's "ensure
+   * rejected" steps do: a pending promise is rejected, a settled slot gets a new rejected promise. The reason is made
+   * when the JS promise is first asked for, or at once for a pending promise already handed out. `value` stays
+   * undefined until then: for slots whose reason nothing internal reads (a released reader's or writer's).
+   */
+  rejectLazily(reason: () => unknown): void {
+    if (this.state === PENDING && this.#promise !== undefined) {
+      this.reject(reason(), true);
+      return;
+    }
+    this.resetPending();
+    this.state = REJECTED;
+    this.#handled = true;
+    this.#reason = reason;
+  }
+
   /** Replaces the slot with a fresh pending promise ("set x to a new promise"). */
   resetPending(): void {
     this.state = PENDING;
     this.value = undefined;
     this.#handled = false;
+    this.#reason = undefined;
     this.#promise = this.#resolve = this.#reject = undefined;
   }
 

@@ -6,6 +6,7 @@ import { defineInterface } from "../shared/interface.ts";
 import { NativePromise, PromiseReject, PromiseResolve } from "../shared/primordials.ts";
 import { typeError } from "../shared/webidl.ts";
 import { newPendingPromise, pendingReject, pendingResolve, SHARED_EXECUTOR } from "../shared/promise.ts";
+import { WriterReadySettled } from "../fusion/hooks.ts";
 import { toWritableStreamInternal } from "./brand.ts";
 import {
   CLOSED,
@@ -17,8 +18,6 @@ import {
   WritableStreamClose,
   WritableStreamCloseQueuedOrInFlight,
   WritableStreamDefaultControllerGetDesiredSize,
-  WritableStreamDefaultWriterEnsureClosedPromiseRejected,
-  WritableStreamDefaultWriterEnsureReadyPromiseRejected,
   WritableStreamDefaultWriterWriteInternal,
   type WritableStreamInternal,
   type WriteRequest,
@@ -81,13 +80,15 @@ function WritableStreamDefaultWriterGetDesiredSize(writer: WriterInternal): numb
  * WritableStreamDefaultWriterRelease(writer). `releasedError` is the TypeError the spec creates here: a caller
  * whose writer nobody else can see may pass one it made once.
  */
-export function WritableStreamDefaultWriterRelease(
-  writer: WriterInternal,
-  releasedError: TypeError = typeError("The writer's lock was released"),
-): void {
+export function WritableStreamDefaultWriterRelease(writer: WriterInternal, releasedError?: TypeError): void {
   const stream = writer.stream!;
-  WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer, releasedError);
-  WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer, releasedError);
+  // WritableStreamDefaultWriterEnsureReadyPromiseRejected / ...EnsureClosedPromiseRejected with the spec's one
+  // releasedError, made when one of the two promises is asked for (FP-LAZY (release))
+  let made = releasedError;
+  const reason = (): TypeError => (made ??= typeError("The writer's lock was released"));
+  writer.ready.rejectLazily(reason);
+  WriterReadySettled(writer); // FP-PIPE-READY
+  writer.closed?.rejectLazily(reason);
   stream.writer = undefined;
   writer.stream = undefined;
 }

@@ -431,14 +431,6 @@ export function WritableStreamDefaultWriterEnsureReadyPromiseRejected(writer: Wr
   WriterReadySettled(writer); // FP-PIPE-READY
 }
 
-/** WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer, error). */
-export function WritableStreamDefaultWriterEnsureClosedPromiseRejected(writer: WriterInternal, error: unknown): void {
-  const closed = writer.closed;
-  if (closed === undefined) return; // an owner's writer: nobody can see it, and the owner is finishing
-  if (closed.state === PENDING) closed.reject(error, true);
-  else closed.resetRejected(error, true);
-}
-
 // ---- controller operations (§5.5.4) ----
 
 /** WritableStreamDefaultControllerClearAlgorithms(controller). */

@@ -14,6 +14,7 @@
  */
 import type { PatchOptions, RuntimeAdapter, ToNativeReadableStream } from "../kit/contract.ts";
 import { createRuntimeAdapter } from "../kit/runtime-adapter.ts";
+import { patchMadeBodies, rememberMadeBody } from "../kit/made-bodies.ts";
 import { toNativeReadableStream as toNative } from "../kit/to-native.ts";
 import { batchedBodyParts } from "../kit/batched-body-bridge.ts";
 import { collectByBatches, patchBodyConsumers, withCodecBytes } from "../kit/body-consumers.ts";
@@ -67,7 +68,10 @@ export const adapter: RuntimeAdapter = /* @__PURE__ */ createRuntimeAdapter({
   detect: onDeno,
   bodyBridge: batchedBodyParts,
   aroundBodyInit: aroundIterableBody,
+  // BODY-OWN: a Response/Request made from ours answers ours as its body, as Deno's answers the stream it was given.
+  onBodyMade: rememberMadeBody,
   before: [
+    { name: "made-bodies", run: patchMadeBodies },
     { name: "deno node:stream errors", run: patchDenoControllerErrors },
     { name: "node:stream symbols", run: patchNodeStreamSymbols },
   ],

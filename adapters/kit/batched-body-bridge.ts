@@ -16,7 +16,7 @@
  * (`route-0`/`route-3`); a batch-read loop filling this same buffer instead of the pipe, 0.91-1.06x (noise).
  * @module
  */
-import type { ReadableStream } from "../../core/internal.ts";
+import { type ReadableStream, readableStreamState } from "../../core/internal.ts";
 import { type BridgePipe, pipeToBridge } from "./bridge-pipe.ts";
 import { joinBytes } from "./join-bytes.ts";
 import { Native } from "./natives.ts";
@@ -69,7 +69,7 @@ function nativeFedBody(stream: ReadableStream<unknown>, context: string): global
     return !claimed;
   });
   bridges.set(native, () => {
-    if (started || claimed || native.locked) return undefined;
+    if (started || claimed || native.locked || usedByScript(stream)) return undefined;
     claimed = true;
     bridges.delete(native);
     return { stream, context };
@@ -194,7 +194,7 @@ function bridgeBody(
     { highWaterMark: 0 },
   );
   bridges.set(native, () => {
-    if (pipe !== undefined || claimed || native.locked) return undefined;
+    if (pipe !== undefined || claimed || native.locked || usedByScript(stream)) return undefined;
     claimed = true;
     bridges.delete(native);
     return { stream, context };
@@ -211,6 +211,19 @@ export interface ClaimedBody {
 }
 
 const bridges = new ObjectSlot<() => ClaimedBody | undefined>("fusestreams body bridge");
+
+/**
+ * Whether JavaScript holds or has read our stream behind a bridge (it reads ours itself when a Response answers ours
+ * as its body: made-bodies.ts): the bridge is then no whole-body consumer's to claim.
+ */
+function usedByScript(stream: ReadableStream<unknown>): boolean {
+  return stream.locked || readableStreamState(stream)?.disturbed === true;
+}
+
+/** Whether `native` is a bridge of {@link batchedBody} or {@link batchedBodyParts} that nothing has pulled or claimed. */
+export function isUnclaimedBridge(native: unknown): boolean {
+  return typeof native === "object" && native !== null && bridges.has(native);
+}
 
 /**
  * When `native` is a bridge made by {@link batchedBody} that nothing has pulled, cancelled or locked yet: claims it for a

@@ -140,7 +140,13 @@ function bridgeBody(
         wake();
       },
     });
-    pipe.done.then(undefined, (error: unknown) => {
+    // The runtime's reader of a body never lets go of it: ours stays locked once the pipe is over, as a native
+    // body read to its end, failed or cancelled stays locked.
+    const keepLocked = (): void => {
+      if (!stream.locked) stream.getReader();
+    };
+    pipe.done.then(keepLocked, (error: unknown) => {
+      keepLocked();
       parts = [];
       size = 0;
       waiting = false;

@@ -116,7 +116,7 @@ agreeing("clone(): both read whole, and body is a branch", async () => {
   const s = source();
   const response = new Response(s);
   const copy = response.clone();
-  return [response.body === s, await outcome(copy.text()), await outcome(response.text()), response.bodyUsed];
+  return [response.body === s, await outcome(copy.text()), await outcome(response.text()), response.bodyUsed, s.locked];
 });
 
 agreeing("cancelled through body: used, and text() refuses it", async () => {

@@ -334,7 +334,16 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
         controller.close();
       },
     }, asIs);
-    return (piped = pipe.done.then(undefined, (error: unknown) => {
+    // A native sink's reader never lets go of the body it read (served, uploaded, written, failed or cancelled): ours
+    // stays locked as Bun's own stream does. Bun's other consumers let go (`Bun.readableStreamTo*`; body-owners.ts
+    // locks ours again for a Response's methods, as they leave Bun's).
+    const keepLocked = nativeSink
+      ? (): void => {
+        if (!stream.locked) stream.getReader();
+      }
+      : undefined;
+    return (piped = pipe.done.then(keepLocked, (error: unknown) => {
+      keepLocked?.();
       // A native sink drops what it has not sent when it fails. Bun's own pump of a native stream has sent
       // the chunks it read in earlier tasks before an error that comes in a later one: what was written is
       // flushed then, and the error given a task later. An error in the first task fails it at once, as Bun's

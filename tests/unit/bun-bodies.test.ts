@@ -334,6 +334,38 @@ bunTest("a cancel of the body's reader reaches the source with its reason", asyn
   assert.is(patched, native);
 });
 
+bunTest("after Bun.serve or readableStreamToText read a body, it is locked as Bun's own is (or not)", async () => {
+  const source = () =>
+    new ReadableStream<Uint8Array>({
+      pull(c) {
+        c.enqueue(enc.encode("abc"));
+        c.close();
+      },
+    });
+  let served: ReadableStream<Uint8Array> | undefined;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => new Response(served = source()),
+  });
+  try {
+    const [native, patched] = await bothWays(async () => {
+      const seen: unknown[] = [];
+      assert.is(await (await fetch(server.url)).text(), "abc");
+      await tick();
+      seen.push(served!.locked);
+      const read = source();
+      assert.is(await Bun.readableStreamToText(read), "abc");
+      seen.push(read.locked);
+      return seen;
+    });
+    assert.is(patched, native);
+    assert.is(JSON.parse(native)[0], true, "Bun's own server keeps the body it read locked");
+  } finally {
+    server.stop(true);
+  }
+});
+
 bunTest("Bun.serve: a body of ours reaches the client byte for byte, and a chunk before a pause is sent", async () => {
   // BUN-COALESCE gathers a task's byte chunks into few write()s: the client must get the same bytes, strings and
   // bytes in order, and a chunk written before the source waits must be sent before it waits (the client's

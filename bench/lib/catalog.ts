@@ -649,6 +649,15 @@ export const SCENARIOS: readonly Scenario[] = [
     ops: 0,
   },
   {
+    id: "rt-response-rewrap",
+    group: 12,
+    title:
+      "Deno/Bun: a middleware rewrapping a route's Response (new Response(res.body.pipeThrough(transform), res)) -> arrayBuffer()",
+    unit: "MB/s",
+    bytes: 2 * MiB,
+    ops: 0,
+  },
+  {
     id: "rt-response-writer-pull",
     group: 12,
     title:

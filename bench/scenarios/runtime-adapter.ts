@@ -388,6 +388,23 @@ function buildBench(id: string, data: Data, NativeRS: RS, implName: string, impl
         },
       };
 
+    case "rt-response-rewrap":
+      return {
+        ...(note ? { note } : {}),
+        async run() {
+          const { RS, TS } = activate();
+          // Hono's compress / etag shape: the route's Response, its body piped on by a middleware into a new one.
+          const route = new Response(pullSource(RS, chunks) as unknown as BodyInit);
+          const wrapped = new Response(
+            (route.body as unknown as ReadableStream<Uint8Array>).pipeThrough(passOn(TS)) as unknown as BodyInit,
+            route,
+          );
+          const tally = new Tally();
+          tally.add(new Uint8Array(await wrapped.arrayBuffer()));
+          tally.check(expect, "new Response(route.body.pipeThrough(transform), route).arrayBuffer()");
+        },
+      };
+
     case "rt-response-writer-pull":
       return {
         ...(note ? { note } : {}),

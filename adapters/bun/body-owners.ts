@@ -29,6 +29,7 @@ import {
   readDirectBodyByReads,
 } from "./direct-body.ts";
 import { ObjectSlot } from "../kit/object-slot.ts";
+import { BODY_METHODS } from "../kit/body-methods.ts";
 
 type Getter = (this: unknown) => unknown;
 type Method = (this: unknown, ...args: unknown[]) => unknown;
@@ -101,9 +102,6 @@ export function ownBody(
   Object.defineProperty(owner, "body", { get: body, enumerable: false, configurable: true });
   Object.defineProperty(owner, "bodyUsed", { get: bodyUsed, enumerable: false, configurable: true });
 }
-
-/** The methods of `Response`/`Request` with which Bun reads or tees a body. */
-const BODY_METHODS = ["arrayBuffer", "blob", "bytes", "formData", "json", "text", "clone"] as const;
 
 /**
  * Runs `call` (Bun's body method on `owner`) with the native stream in the state JavaScript left ours in

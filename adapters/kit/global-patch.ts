@@ -15,6 +15,7 @@ import type {
 import { pipeThroughNativeCodec } from "./codec-through.ts";
 import { bodyShellFor, isBodyShell, syncBodyShellOf, takeBodyForPipe } from "./body-shells.ts";
 import { isNativeFed, markNativeFed } from "./native-fed.ts";
+import { wrapBodyMethods } from "./body-methods.ts";
 import { holdNativeOf, readableShell, releaseUnusedWritableShell, writableShell } from "./native-shells.ts";
 import {
   isInstance,
@@ -422,9 +423,6 @@ export function patchPipes(
   );
 }
 
-/** The methods of `Response`/`Request` with which the runtime's own code reads or tees a body. */
-const BODY_METHODS = ["arrayBuffer", "blob", "bytes", "formData", "json", "text", "clone"] as const;
-
 /**
  * Step `bodies`: `Response.prototype.body` and `Request.prototype.body` (where they are defined: workerd
  * has one getter on the prototype both inherit) return our streams: a native body is seen through a shell
@@ -458,19 +456,10 @@ export function patchBodyGetters(tx: PatchTransaction): void {
         original!.set as ((this: never, value: never) => void) | undefined,
       );
     }
-    for (const method of BODY_METHODS) {
-      const owner = ownerOf(classProto, method) as Record<string, unknown> | undefined;
-      const fn = owner?.[method];
-      if (owner === undefined || typeof fn !== "function" || done.includes(fn)) continue;
-      done.push(fn);
-      const wrapped = {
-        [method](this: unknown, ...args: unknown[]): unknown {
-          syncBodyShellOf(this);
-          return (fn as (...a: unknown[]) => unknown).apply(this, args);
-        },
-      }[method]!;
-      tx.defineValue(owner, method, wrapped);
-    }
+    wrapBodyMethods(tx, classProto, done, (fn, self, args) => {
+      syncBodyShellOf(self);
+      return fn.apply(self, args);
+    });
   }
 }
 

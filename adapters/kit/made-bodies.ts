@@ -17,6 +17,7 @@
  */
 import { type ReadableStream, readableStreamState } from "../../core/internal.ts";
 import { isUnclaimedBridge } from "./batched-body-bridge.ts";
+import { wrapBodyMethods } from "./body-methods.ts";
 import { ownerOf } from "./natives.ts";
 import { ObjectSlot } from "./object-slot.ts";
 import type { PatchTransaction } from "./patch-transaction.ts";
@@ -39,10 +40,6 @@ export function rememberMadeBody(
 }
 
 type Getter = (this: unknown) => unknown;
-type Method = (this: unknown, ...args: unknown[]) => unknown;
-
-/** The methods with which the runtime reads or tees a body. */
-const BODY_METHODS = ["arrayBuffer", "blob", "bytes", "formData", "json", "text", "clone"] as const;
 
 /** Whether JavaScript has read or cancelled `ours`. */
 function disturbed(ours: ReadableStream<unknown>): boolean {
@@ -95,26 +92,16 @@ export function patchMadeBodies(tx: PatchTransaction): void {
       } as (this: never) => unknown,
       usedDescriptor!.set as ((this: never, value: never) => void) | undefined,
     );
-    for (const method of BODY_METHODS) {
-      const owner = ownerOf(classProto, method) as Record<string, unknown> | undefined;
-      const fn = owner?.[method];
-      if (owner === undefined || typeof fn !== "function" || done.includes(fn)) continue;
-      done.push(fn);
-      const wrapped = {
-        [method](this: unknown, ...args: unknown[]): unknown {
-          const body = untouched(this, get);
-          const held = body !== undefined && (body.ours.locked || disturbed(body.ours));
-          if (!held) return (fn as Method).apply(this, args);
-          // The runtime refuses a locked native body as it refuses one used: the lock stays once ours was used.
-          const reader = body!.native.locked ? undefined : body!.native.getReader();
-          try {
-            return (fn as Method).apply(this, args);
-          } finally {
-            if (!disturbed(body!.ours)) reader?.releaseLock();
-          }
-        },
-      }[method]!;
-      tx.defineValue(owner, method, wrapped);
-    }
+    wrapBodyMethods(tx, classProto, done, (fn, self, args) => {
+      const body = untouched(self, get);
+      if (body === undefined || !(body.ours.locked || disturbed(body.ours))) return fn.apply(self, args);
+      // The runtime refuses a locked native body as it refuses one used: the lock stays once ours was used.
+      const reader = body.native.locked ? undefined : body.native.getReader();
+      try {
+        return fn.apply(self, args);
+      } finally {
+        if (!disturbed(body.ours)) reader?.releaseLock();
+      }
+    });
   }
 }

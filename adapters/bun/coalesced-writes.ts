@@ -1,24 +1,19 @@
 /**
- * BUN-COALESCE: the byte chunks of a body of ours written into one of Bun's native sinks (a `Bun.serve` response,
- * a `fetch` upload, a file of `Bun.write`) are gathered and handed to the sink's `write()` in pieces. Bun's sinks
- * pay per `write()` call, whatever its size: a `Bun.serve` response of 64 chunks of 1 KiB written one by one
- * measured 6,680 req/s, the same bytes in one `write()` 11,470 (Bun 1.4.5, 2026-11-28, bench/README.md).
+ * BUN-COALESCE: the byte chunks of a body of ours written into a `fetch` upload or a file of `Bun.write` are gathered
+ * and handed to the sink's `write()` in pieces. Measured first on a `Bun.serve` response, whose sink then paid per
+ * `write()` whatever its size (64 chunks of 1 KiB one by one 6,680 req/s, the same bytes in one `write()` 11,470,
+ * Bun 1.4.5, 2026-11-28); responses no longer take this path (BUN-RESPONSE-AS-IS, below).
  *
- * What is gathered is written before it would grow past the sink's piece size, before a chunk that is not bytes (a
- * string keeps its place), before the body ends, and otherwise in the event loop's next turn (`setImmediate`): the
- * chunks a task writes leave with the sink's own writes of that turn. (A `setTimeout(0)`, as before, waited a
- * millisecond: a `Bun.serve` event stream of one event per 5 ms arrived 1.28-1.37 ms after each event was made
- * against 0.15-0.38 ms with Bun's own classes; with `setImmediate`, 0.38-0.41 ms, Bun 1.4.5, 2026-11-29.) A chunk
- * larger than a piece is written as it is, right after what was gathered (joining it would only copy it). A
- * `write()` that returns a promise (the sink is full) holds the next chunk's write until it settles, as each
- * chunk's own promise did.
+ * What is gathered is written before it would grow past a piece, before a chunk that is not bytes (a string keeps
+ * its place), before the body ends, and otherwise in the event loop's next turn (`setImmediate`; a `setTimeout(0)`
+ * waited a millisecond on Bun). A chunk larger than a piece is written as it is, right after what was gathered
+ * (joining it would only copy it). A `write()` that returns a promise (the sink is full) holds the next chunk's
+ * write until it settles, as each chunk's own promise did.
  *
- * BUN-COALESCE-PIECES: a `Bun.serve` response takes pieces of at most {@link RESPONSE_PIECE_BYTES}. Bun 1.4.5's
- * response sink keeps a write of up to 16 KiB in its buffer and sends a larger one at once, so pieces of that size
- * written in the task the body ends in leave in one `send` with the response's end (one 64 KiB write and the end
- * took two, strace), and a big chunk goes out in the task it came in, headers and all. Written later, the first
- * bytes of a response make Bun send the status line by itself (the echo's body arriving in two reads). Other
- * sinks take pieces of {@link COALESCE_BYTES}.
+ * BUN-RESPONSE-AS-IS: a `Bun.serve` response is not coalesced. Its sink (Bun 1.4.5) keeps writes of up to 16 KiB in
+ * a buffer of its own and sends them with the end, as it does for the chunks of Bun's own pump: each chunk written as
+ * it comes leaves on the wire exactly as a native body's (the same `send`s, the same chunk framing), and joining them
+ * here only added a copy (direct-body.ts; bench/README.md "Hono's `streamText()` on Bun against a JavaScript floor").
  *
  * BUN-COALESCE-WHOLE: the one-shot byte sink of `arrayBuffer()` / `bytes()` gives nothing out before the end, and
  * a `write()` per chunk cost it more than the join: it gets 64 KiB pieces, written when full or at the end, never
@@ -35,11 +30,8 @@
 import { copyParts } from "../kit/join-bytes.ts";
 import { noop } from "../kit/natives.ts";
 
-/** The largest piece written into a sink other than a `Bun.serve` response. */
+/** The largest piece written into a sink. */
 export const COALESCE_BYTES: number = 64 * 1024;
-
-/** BUN-COALESCE-PIECES: the largest piece written into a `Bun.serve` response (what its sink keeps buffered). */
-export const RESPONSE_PIECE_BYTES: number = 16 * 1024;
 
 /** The join buffer of BUN-COALESCE-SCRATCH (made when first needed): every piece fits in it. */
 let scratch: Uint8Array<ArrayBuffer> | undefined;
@@ -66,16 +58,12 @@ function bytesOf(chunk: unknown): Uint8Array | undefined {
 }
 
 /**
- * A {@link CoalescedWriter} in front of the sink's `write` (`sinkWrite`), writing pieces of at most `pieceBytes`
- * (at most {@link COALESCE_BYTES}) of gathered chunks; with `inTime` false, what is gathered waits for a full
- * piece or the end, not for the next turn (a sink that gives nothing out before the end: Bun's one-shot byte sink).
+ * A {@link CoalescedWriter} in front of the sink's `write` (`sinkWrite`), writing pieces of at most
+ * {@link COALESCE_BYTES} of gathered chunks; with `inTime` false, what is gathered waits for a full piece or the end,
+ * not for the next turn (a sink that gives nothing out before the end: Bun's one-shot byte sink).
  */
-export function coalescedWriter(
-  sinkWrite: (chunk: unknown) => unknown,
-  pieceBytes: number = COALESCE_BYTES,
-  inTime = true,
-): CoalescedWriter {
-  const piece = Math.min(pieceBytes, COALESCE_BYTES);
+export function coalescedWriter(sinkWrite: (chunk: unknown) => unknown, inTime = true): CoalescedWriter {
+  const piece = COALESCE_BYTES;
   let parts: Uint8Array[] = [];
   let size = 0;
   /** A write of what is gathered is queued for the next turn. */

@@ -20,7 +20,7 @@
 import type { ReadableStream, ReadableStreamDefaultReader } from "../../mod.ts";
 import { type BridgePipe, pipeToBridge } from "../kit/bridge-pipe.ts";
 import { Native, noop } from "../kit/natives.ts";
-import { COALESCE_BYTES, coalescedWriter, RESPONSE_PIECE_BYTES } from "./coalesced-writes.ts";
+import { coalescedWriter } from "./coalesced-writes.ts";
 import { takeEncodedText } from "../kit/encoded-text.ts";
 import { currentTurn } from "./next-turn.ts";
 import { ObjectSlot } from "../kit/object-slot.ts";
@@ -122,7 +122,7 @@ function isNativeSink(tag: string): boolean {
   return tag !== "[object Object]";
 }
 
-/** Whether the controller tagged `tag` writes a `Bun.serve` response (HTTP or HTTPS; BUN-COALESCE-PIECES). */
+/** Whether the controller tagged `tag` writes a `Bun.serve` response (HTTP or HTTPS; BUN-RESPONSE-AS-IS). */
 function isResponseSink(tag: string): boolean {
   return tag === "[object ReadableHTTPResponseSinkController]" ||
     tag === "[object ReadableHTTPSResponseSinkController]";
@@ -301,15 +301,12 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
     }
     /** The turn of this pull: once the event loop has turned since, what Bun's own pump wrote by then, it has sent. */
     const pulledIn = nativeSink ? currentTurn() : 0;
-    // BUN-COALESCE: a native sink takes a task's byte chunks in few write()s (16 KiB pieces into a response);
-    // BUN-COALESCE-WHOLE: the one-shot byte sink of `arrayBuffer()` / `bytes()` takes 64 KiB pieces, written when
-    // full or at the end.
-    const coalesced = nativeSink || byteSink
-      ? coalescedWriter(
-        (chunk) => controller.write(chunk),
-        isResponseSink(tag) ? RESPONSE_PIECE_BYTES : COALESCE_BYTES,
-        nativeSink,
-      )
+    // BUN-COALESCE: a `fetch` upload or `Bun.write` takes a task's byte chunks in few write()s; BUN-COALESCE-WHOLE:
+    // the one-shot byte sink of `arrayBuffer()` / `bytes()` takes 64 KiB pieces, written when full or at the end.
+    // BUN-RESPONSE-AS-IS: a `Bun.serve` response takes each chunk as it comes, as from Bun's own pump (its sink
+    // gathers small writes itself).
+    const coalesced = (nativeSink && !isResponseSink(tag)) || byteSink
+      ? coalescedWriter((chunk) => controller.write(chunk), nativeSink)
       : undefined;
     pipe = pipeToBridge(stream, context, {
       write(chunk): Promise<void> | undefined {

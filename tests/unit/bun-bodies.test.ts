@@ -367,7 +367,7 @@ bunTest("after Bun.serve or readableStreamToText read a body, it is locked as Bu
 });
 
 bunTest("Bun.serve: a body of ours reaches the client byte for byte, and a chunk before a pause is sent", async () => {
-  // BUN-COALESCE gathers a task's byte chunks into few write()s: the client must get the same bytes, strings and
+  // A response takes each chunk as it comes (BUN-RESPONSE-AS-IS): the client must get the same bytes, strings and
   // bytes in order, and a chunk written before the source waits must be sent before it waits (the client's
   // reply here is what ends the wait: a chunk held back would never arrive, and the test would time out).
   let clientGot!: () => void;
@@ -419,6 +419,73 @@ bunTest("Bun.serve: a body of ours reaches the client byte for byte, and a chunk
       rest += dec.decode(next.value);
     }
     assert.is(rest, "second");
+  } finally {
+    server.stop(true);
+  }
+});
+
+bunTest("Bun.serve: a body of ours leaves on the wire as Bun's own stream does, chunk framing and all", async () => {
+  // BUN-RESPONSE-AS-IS: Bun's response sink frames each write as an HTTP chunk; joined writes (BUN-COALESCE as it
+  // was for responses) gave other framing than Bun's own pump of the same chunks.
+  const kib = (i: number) => new Uint8Array(1024).fill(i);
+  const shapes: Record<string, () => ReadableStream<Uint8Array>> = {
+    "64 chunks in one task": () => {
+      let i = 0;
+      return new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (i < 64) c.enqueue(kib(i++));
+          else c.close();
+        },
+      });
+    },
+    "one chunk per wake": () => {
+      let i = 0;
+      return new ReadableStream<Uint8Array>({
+        async pull(c) {
+          await null;
+          if (i < 40) c.enqueue(kib(i++).subarray(0, 100 + i));
+          else c.close();
+        },
+      });
+    },
+  };
+  let source: () => ReadableStream<Uint8Array> = shapes["64 chunks in one task"]!;
+  const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(source()) });
+  /** The raw bytes of one response, its Date header taken out. */
+  const raw = async (): Promise<string> => {
+    const parts: Uint8Array[] = [];
+    await new Promise<void>((resolve, reject) => {
+      Bun.connect({
+        hostname: "127.0.0.1",
+        port: server.port,
+        socket: {
+          open(socket) {
+            socket.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+          },
+          data(_socket, data) {
+            parts.push(new Uint8Array(data));
+          },
+          close: () => resolve(),
+          error: (_socket, error) => reject(error),
+        },
+      }).catch(reject);
+    });
+    return Buffer.concat(parts).toString("latin1").replace(/\r\nDate: [^\r]*/i, "");
+  };
+  try {
+    for (const [name, shape] of Object.entries(shapes)) {
+      source = shape;
+      const native = await raw();
+      bun.patchGlobalWebStreams();
+      try {
+        source = shape;
+        const patched = await raw();
+        assert.ok(native.length > 40 * 100, `${name}: a whole response (${native.length} bytes)`);
+        assert.is(patched, native, `${name}: the same bytes on the wire`);
+      } finally {
+        bun.unpatchGlobalWebStreams();
+      }
+    }
   } finally {
     server.stop(true);
   }

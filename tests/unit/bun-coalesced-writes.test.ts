@@ -1,5 +1,5 @@
 /**
- * BUN-COALESCE and BUN-COALESCE-PIECES (adapters/bun/coalesced-writes.ts): the writer in front of a Bun sink's
+ * BUN-COALESCE and BUN-COALESCE-WHOLE (adapters/bun/coalesced-writes.ts): the writer in front of a Bun sink's
  * `write()`, driven with a recording sink (it copies what it is given before returning, as Bun's sinks do: the
  * join buffer is reused). What the sink gets: the same bytes in the same order, gathered pieces no larger than the
  * piece size, a chunk larger than a piece handed over as it is (not copied) after what was gathered, a string in
@@ -10,7 +10,7 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { COALESCE_BYTES, coalescedWriter, RESPONSE_PIECE_BYTES } from "../../adapters/bun/coalesced-writes.ts";
+import { COALESCE_BYTES, coalescedWriter } from "../../adapters/bun/coalesced-writes.ts";
 import { concat, same } from "../shared/compression-suite.ts";
 
 /** The bytes the sink was given, one piece after the other. */
@@ -46,69 +46,58 @@ const nextTurn = typeof setImmediate === "function"
   ? (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
   : task;
 
-test("a response's 64 chunks of 1 KiB reach the sink as four 16 KiB pieces, in order", () => {
+test("an upload's 128 chunks of 1 KiB reach the sink as two 64 KiB pieces, in order", () => {
   const sink = recordingSink();
-  const writer = coalescedWriter(sink.write, RESPONSE_PIECE_BYTES);
-  const chunks = Array.from({ length: 64 }, (_, i) => filled(1024, i));
+  const writer = coalescedWriter(sink.write);
+  const chunks = Array.from({ length: 128 }, (_, i) => filled(1024, i));
   for (const chunk of chunks) assert.is(writer.write(chunk), undefined);
   writer.flush();
-  assert.equal(sink.copies.map((c) => (c as Uint8Array).byteLength), [16384, 16384, 16384, 16384]);
+  assert.equal(sink.copies.map((c) => (c as Uint8Array).byteLength), [COALESCE_BYTES, COALESCE_BYTES]);
   same(joined(sink.copies), concat(chunks), "the same bytes, in order");
 });
 
 test("a chunk larger than a piece is handed over as it is, after what was gathered", () => {
   const sink = recordingSink();
-  const writer = coalescedWriter(sink.write, RESPONSE_PIECE_BYTES);
+  const writer = coalescedWriter(sink.write);
   const small = [filled(100, 1), filled(200, 2)];
-  const big = filled(RESPONSE_PIECE_BYTES + 1, 3);
+  const big = filled(COALESCE_BYTES + 1, 3);
   const tail = filled(50, 4);
   writer.write(small[0]);
   writer.write(small[1]);
   writer.write(big);
   writer.write(tail);
   writer.flush();
-  assert.equal(sink.copies.map((c) => (c as Uint8Array).byteLength), [300, RESPONSE_PIECE_BYTES + 1, 50]);
+  assert.equal(sink.copies.map((c) => (c as Uint8Array).byteLength), [300, COALESCE_BYTES + 1, 50]);
   assert.ok(sink.given[1] === big, "the big chunk itself, not a copy");
   same(joined(sink.copies), concat([...small, big, tail]), "the same bytes, in order");
 });
 
 test("gathered pieces never pass the piece size, whatever the chunk sizes; the bytes stay as written", () => {
-  for (const piece of [RESPONSE_PIECE_BYTES, COALESCE_BYTES, 1000]) {
-    const sink = recordingSink();
-    const writer = coalescedWriter(sink.write, piece);
-    const chunks: Uint8Array[] = [];
-    let seed = 7;
-    for (let i = 0; i < 400; i++) {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      const length = i % 37 === 0 ? piece + (seed % 5000) : seed % (piece / 2 + 1);
-      chunks.push(filled(length, i));
-    }
-    for (const chunk of chunks) writer.write(chunk);
-    writer.flush();
-    let big = 0;
-    for (const given of sink.given) {
-      if ((given as Uint8Array).byteLength <= piece) continue;
-      big++;
-      assert.ok(chunks.includes(given as Uint8Array), "a write above the piece size is a whole chunk of its own");
-    }
-    assert.is(big, chunks.filter((c) => c.byteLength > piece).length, "each big chunk written alone");
-    same(joined(sink.copies), concat(chunks), `the same bytes, in order (piece ${piece})`);
-  }
-});
-
-test("a piece size above COALESCE_BYTES is held to it", () => {
+  const piece = COALESCE_BYTES;
   const sink = recordingSink();
-  const writer = coalescedWriter(sink.write, 4 * COALESCE_BYTES);
-  const chunks = Array.from({ length: 300 }, (_, i) => filled(1000, i));
+  const writer = coalescedWriter(sink.write);
+  const chunks: Uint8Array[] = [];
+  let seed = 7;
+  for (let i = 0; i < 400; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    const length = i % 37 === 0 ? piece + (seed % 5000) : seed % (piece / 2 + 1);
+    chunks.push(filled(length, i));
+  }
   for (const chunk of chunks) writer.write(chunk);
   writer.flush();
-  assert.ok(sink.copies.every((c) => (c as Uint8Array).byteLength <= COALESCE_BYTES));
+  let big = 0;
+  for (const given of sink.given) {
+    if ((given as Uint8Array).byteLength <= piece) continue;
+    big++;
+    assert.ok(chunks.includes(given as Uint8Array), "a write above the piece size is a whole chunk of its own");
+  }
+  assert.is(big, chunks.filter((c) => c.byteLength > piece).length, "each big chunk written alone");
   same(joined(sink.copies), concat(chunks), "the same bytes, in order");
 });
 
 test("a string keeps its place; what a task gathered leaves a task later without a flush", async () => {
   const sink = recordingSink();
-  const writer = coalescedWriter(sink.write, RESPONSE_PIECE_BYTES);
+  const writer = coalescedWriter(sink.write);
   writer.write(filled(10, 1));
   writer.write("text");
   writer.write(filled(20, 2));
@@ -120,7 +109,7 @@ test("a string keeps its place; what a task gathered leaves a task later without
 test("what a task gathered leaves in the event loop's next turn (before an immediate queued after it)", async () => {
   // (a setTimeout(0) of the writer's would hold the bytes for a millisecond on Bun)
   const sink = recordingSink();
-  const writer = coalescedWriter(sink.write, RESPONSE_PIECE_BYTES);
+  const writer = coalescedWriter(sink.write);
   writer.write(filled(30, 3));
   writer.write(filled(40, 4));
   assert.equal(sink.copies.length, 0);
@@ -130,7 +119,7 @@ test("what a task gathered leaves in the event loop's next turn (before an immed
 
 test("the one-shot byte sink's writer (no deferred write) writes only full pieces and at a flush", async () => {
   const sink = recordingSink();
-  const writer = coalescedWriter(sink.write, COALESCE_BYTES, false);
+  const writer = coalescedWriter(sink.write, false);
   const chunks = Array.from({ length: 100 }, (_, i) => filled(1000, i));
   for (const chunk of chunks) writer.write(chunk);
   await task();

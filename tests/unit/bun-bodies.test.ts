@@ -12,6 +12,7 @@
  *
  *   bun tests/unit/bun-bodies.test.ts
  */
+import { connect } from "node:net";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import * as bun from "../../adapters/bun/mod.ts";
@@ -455,20 +456,12 @@ bunTest("Bun.serve: a body of ours leaves on the wire as Bun's own stream does, 
   const raw = async (): Promise<string> => {
     const parts: Uint8Array[] = [];
     await new Promise<void>((resolve, reject) => {
-      Bun.connect({
-        hostname: "127.0.0.1",
-        port: server.port,
-        socket: {
-          open(socket) {
-            socket.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-          },
-          data(_socket, data) {
-            parts.push(new Uint8Array(data));
-          },
-          close: () => resolve(),
-          error: (_socket, error) => reject(error),
-        },
-      }).catch(reject);
+      const socket = connect(server.port!, "127.0.0.1", () => {
+        socket.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      });
+      socket.on("data", (data: Uint8Array) => parts.push(new Uint8Array(data)));
+      socket.on("close", () => resolve());
+      socket.on("error", reject);
     });
     return Buffer.concat(parts).toString("latin1").replace(/\r\nDate: [^\r]*/i, "");
   };

@@ -20,6 +20,8 @@ export {
   isTransformReadable,
   type ReadableStreamLike,
 } from "./batching/batch-reader.ts";
+// The steps of a read request (the standard's §4.3.2), for a bridge's own request (`BatchReader.readPush`).
+export type { ReadRequest } from "./readable/stream-internal.ts";
 // Reading a whole byte stream (the kit's body consumers).
 export { collectBytes, type CollectedBytes } from "./consumers/collect.ts";
 // Fetch's "clone a body" for a runtime Response that keeps its stream object (the Node.js patch's clone()).

@@ -25,6 +25,7 @@ import {
   isTransformReadable,
   type ReadableStream,
   type ReadableStreamLike,
+  type ReadRequest,
   WritableStream,
   type WritableStreamDefaultController,
 } from "../../core/internal.ts";
@@ -149,7 +150,7 @@ const HOLD_BYTES = 64 * 1024;
  * BRIDGE-BATCH: `stream` read in batches into `sink`, one chunk after the other; a write that returns a
  * promise keeps the rest of its batch (at most `stream`'s queue and `HOLD_BYTES` plus a chunk of a
  * synchronous pull() chain) until it settles. BRIDGE-ONE: when a wait gave one chunk (a source that produces one
- * per wake), the next waits are plain reads, until chunks are found queued. Ends as the pipe does: `stream`'s close closes the sink and
+ * per wake), the next waits are plain reads (BRIDGE-SYNC), until chunks are found queued. Ends as the pipe does: `stream`'s close closes the sink and
  * releases `stream`; its error rejects `done` with the same object; a bad chunk or a failing sink cancels
  * `stream` with that error and rejects `done` with it; the native side's cancel cancels `stream` at once.
  */
@@ -177,6 +178,49 @@ function batchedBridge<T>(
       return (held += typeof length === "number" ? length : 1) < HOLD_BYTES;
     },
   };
+  /**
+   * BRIDGE-SYNC: while chunks come one per wake, each is written to the sink inside the `enqueue()` that delivers
+   * it, by a read request of the bridge's own, armed again after each write. The loop takes over (`pushed()`
+   * settles) at ours' close (BATCH_DONE) or error (a rejection), at a write that returns a promise, or that throws.
+   */
+  type PushEnd = typeof BATCH_DONE | { readonly wait: Promise<void> } | { readonly failed: { error: unknown } };
+  let pushEnd: ((end: PushEnd) => void) | undefined;
+  let pushFail: ((error: unknown) => void) | undefined;
+  const endPush = (end: PushEnd): void => {
+    const settle = pushEnd!;
+    pushEnd = pushFail = undefined;
+    settle(end);
+  };
+  const pushRequest: ReadRequest = {
+    chunkSteps(chunk) {
+      let written: Promise<void> | undefined;
+      try {
+        written = sink.write(convert(chunk, context));
+      } catch (error) {
+        return endPush({ failed: { error } });
+      }
+      if (written !== undefined) endPush({ wait: written });
+      // The sink's write can cancel the bridge (a consumer that gives up from inside a native enqueue()).
+      else if (cancelled !== undefined) endPush(BATCH_DONE);
+      else reader!.readPush!(pushRequest);
+    },
+    closeSteps() {
+      endPush(BATCH_DONE);
+    },
+    errorSteps(error) {
+      const fail = pushFail!;
+      pushEnd = pushFail = undefined;
+      fail(error);
+    },
+  };
+  const pushed = (): Promise<PushEnd> => {
+    const end = new Promise<PushEnd>((resolve, reject) => {
+      pushEnd = resolve;
+      pushFail = reject;
+    });
+    reader!.readPush!(pushRequest);
+    return end;
+  };
   const run = async (): Promise<void> => {
     const batches = (reader = acquireBatchReader(stream as unknown as ReadableStreamLike<unknown>, context));
     /** BRIDGE-ONE: the last wait gave one chunk; wait with a plain read until chunks come faster. */
@@ -197,8 +241,21 @@ function batchedBridge<T>(
             next = queued;
             oneByOne = false;
           } else {
-            const result = await batches.readOne();
-            next = result.done ? BATCH_DONE : [result.value];
+            // BRIDGE-SYNC (oneByOne is set for ours only, whose reader has readPush)
+            const end = await pushed();
+            if (end === BATCH_DONE) next = BATCH_DONE;
+            else {
+              try {
+                if ("failed" in end) throw end.failed.error;
+                await end.wait;
+              } catch (error) {
+                if (cancelled !== undefined) return;
+                batches.cancel(error).then(undefined, noop);
+                throw error;
+              }
+              if (cancelled !== undefined) return;
+              continue;
+            }
           }
         }
         if (cancelled !== undefined) return;

@@ -37,13 +37,14 @@ import {
   ReadableStreamTakeQueued,
 } from "./engine.ts";
 import { readableStreamInternalOrUndefined } from "../readable/brand.ts";
-import { defaultReaderInternalOrUndefined, readWithPromise } from "../readable/default-reader.ts";
+import { defaultReaderInternalOrUndefined } from "../readable/default-reader.ts";
 import {
   AcquireReadableStreamDefaultReader,
+  ReadableStreamDefaultReaderRead,
   ReadableStreamReaderGenericCancel,
   ReadableStreamReaderRelease,
 } from "../readable/reader-ops.ts";
-import { READABLE, type ReaderInternal, type ReaderOwner } from "../readable/stream-internal.ts";
+import { READABLE, type ReaderInternal, type ReaderOwner, type ReadRequest } from "../readable/stream-internal.ts";
 import {
   type DefaultControllerInternal,
   ReadableStreamDefaultControllerDrainQueue,
@@ -85,12 +86,7 @@ export interface BatchReader<T> {
    * itself (no reaction job in between), so a consumer that awaits it runs in the very next job.
    */
   readAs<R>(answer: BatchAnswer<R>): R | Promise<R>;
-  /**
-   * The next chunk as the reader's `read()` gives it (a promise of a read result, rejected with the stored error
-   * of an errored stream): no batch read's holding on for more, for a stream whose chunks come one per wake,
-   * where a plain read costs less (the consumer takes what queued meanwhile with {@link BatchReader.takeQueued}).
-   */
-  readOne(): Promise<{ done: boolean; value?: T }>;
+  readPush?(request: ReadRequest): void;
   /**
    * The chunks queued now, taken in one step as {@link BatchReader.read} takes them, or undefined when none is
    * queued, a read is waiting, the stream is not readable or not a fusestreams stream: it never waits.
@@ -146,10 +142,12 @@ class OurBatchReader<T> implements BatchReader<T> {
     }
     return ReadableStreamDefaultReaderReadBatch(reader, answer, this.#session);
   }
-  readOne(): Promise<{ done: boolean; value?: T }> {
+  readPush(request: ReadRequest): void {
+    const reader = this.#reader;
+    if (reader.stream === undefined) return request.errorSteps(typeError(RELEASED));
     const session = this.#session;
     if (session !== undefined) session.burst = undefined; // as a batch read: no burst job adds to an earlier batch
-    return readWithPromise(this.#reader) as Promise<{ done: boolean; value?: T }>;
+    ReadableStreamDefaultReaderRead(reader, request);
   }
   takeQueued(): T[] | undefined {
     const reader = this.#reader;
@@ -199,9 +197,6 @@ class ForeignBatchReader<T> implements BatchReader<T> {
   }
   takeQueued(): T[] | undefined {
     return undefined;
-  }
-  readOne(): Promise<{ done: boolean; value?: T }> {
-    return this.#reader.read();
   }
   read(): Batch<T> | Promise<Batch<T>> {
     const reader = this.#reader;

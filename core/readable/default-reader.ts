@@ -79,8 +79,7 @@ defineInterface(ReadableStreamDefaultReader, "ReadableStreamDefaultReader");
 
 /**
  * The steps of `ReadableStreamDefaultReader.prototype.read()` after the brand check (Streams §4.3.3): a promise of
- * the next read result, rejected with a TypeError for a released reader. Also the one-chunk read of the batch
- * readers (`BatchReader.readOne`).
+ * the next read result, rejected with a TypeError for a released reader.
  */
 export function readWithPromise(r: ReaderInternal): Promise<ReadResult<unknown>> {
   const stream = r.stream;

@@ -13,6 +13,7 @@ import * as fuse from "../../mod.ts";
 import { toNativeBody, toNativeReadableStream } from "../../adapters/kit/to-native.ts";
 import { BATCH_BYTES, batchedBody, batchedBodyParts } from "../../adapters/kit/batched-body-bridge.ts";
 import { directBody } from "../../adapters/bun/direct-body.ts";
+import { pipeToBridge } from "../../adapters/kit/bridge-pipe.ts";
 
 const isBun = "Bun" in globalThis;
 
@@ -437,6 +438,118 @@ test("batchedBody: ours' error and a failing cancel keep their identity; a bad c
     /^Request: a body stream chunk must be an ArrayBuffer or ArrayBufferView; found a number/,
   );
   assert.is(cancelled, end, "ours is cancelled with the same TypeError");
+});
+
+/**
+ * An `async pull()` source of `total` one-byte chunks, one per pull, each after a microtask (as a source that
+ * reads another stream, Hono's `streamText()`), or after a task (`task`: a source that never ends must let timers
+ * run): `at[i]` is how many chunks the sink had when enqueue(i) returned.
+ */
+function oneByOne(
+  total: number,
+  written: () => number,
+  options: { bad?: number; error?: unknown; cancelled?: unknown[]; task?: boolean } = {},
+): { stream: fuse.ReadableStream<unknown>; at: number[]; pulls: () => number } {
+  const at: number[] = [];
+  let i = 0;
+  let pulls = 0;
+  const stream = new fuse.ReadableStream<unknown>({
+    async pull(c) {
+      pulls++;
+      await (options.task ? sleep(0) : null);
+      if (i === total) return c.close();
+      if (options.error !== undefined && i === options.bad) return c.error(options.error);
+      c.enqueue(i === options.bad ? "not bytes" : new Uint8Array([i]));
+      at.push(written());
+      i++;
+    },
+    cancel(reason) {
+      options.cancelled?.push(reason);
+    },
+  });
+  return { stream, at, pulls: () => pulls };
+}
+
+test("pipeToBridge (BRIDGE-SYNC): chunks that come one per wake are written inside their enqueue(), in order", async () => {
+  const got: number[] = [];
+  let closed = false;
+  const { stream, at } = oneByOne(40, () => got.length);
+  const pipe = pipeToBridge(stream, "Response", {
+    write(bytes) {
+      got.push(...bytes);
+      return undefined;
+    },
+    close() {
+      closed = true;
+    },
+  });
+  await pipe.done;
+  assert.ok(closed);
+  assert.equal(got, [...Array(40).keys()]);
+  // The first wait is a batch read (BRIDGE-ONE turns to reads one by one once a wait gave one chunk).
+  const inside = at.filter((n, i) => n === i + 1).length;
+  assert.ok(inside >= 38, `${inside} of 40 chunks written before their enqueue() returned: ${at.join(" ")}`);
+});
+
+test("pipeToBridge (BRIDGE-SYNC): a write that waits holds the source; a bad chunk, an error, a cancel", async () => {
+  // Backpressure: a write returning a promise stops the pushes until it settles; the source is pulled no further
+  // than its queue (high-water mark 1) while it waits.
+  const got: number[] = [];
+  let room: (() => void) | undefined;
+  const slow = oneByOne(20, () => got.length);
+  const slowPipe = pipeToBridge(slow.stream, "Response", {
+    write(bytes) {
+      got.push(...bytes);
+      return got.length % 5 === 0 ? new Promise<void>((resolve) => (room = resolve)) : undefined;
+    },
+    close() {},
+  });
+  for (let k = 0; k < 4; k++) {
+    while (room === undefined) await sleep(0);
+    const pullsAt = slow.pulls();
+    await sleep(5);
+    assert.ok(slow.pulls() - pullsAt <= 2, `pulled ${slow.pulls() - pullsAt} times while a write waited`);
+    const resume = room;
+    room = undefined;
+    resume();
+  }
+  await slowPipe.done;
+  assert.equal(got, [...Array(20).keys()]);
+
+  // A chunk that is not bytes: the TypeError ends the pipe and cancels ours with it; the enqueue() that gave it
+  // returned normally (the cancel comes after it).
+  const cancelled: unknown[] = [];
+  const bad = oneByOne(20, () => 0, { bad: 6, cancelled });
+  const badPipe = pipeToBridge(bad.stream, "Response", { write: () => undefined, close() {} });
+  const failure = await badPipe.done.then(() => "fulfilled", (e: unknown) => e);
+  assert.instance(failure, TypeError);
+  assert.equal(cancelled, [failure], "ours cancelled with the chunk's TypeError, by identity");
+  assert.is(bad.at.length, 7, "every enqueue() up to the bad chunk returned");
+
+  // Ours errors while the bridge waits on it: the pipe rejects with that error, by identity.
+  const boom = new Error("boom while pushed");
+  const erroring = oneByOne(20, () => 0, { bad: 9, error: boom });
+  const errorPipe = pipeToBridge(erroring.stream, "Response", { write: () => undefined, close() {} });
+  assert.is(await errorPipe.done.then(() => "fulfilled", (e: unknown) => e), boom);
+
+  // The native side cancels while the bridge waits: ours is cancelled with the reason; nothing written after.
+  const reasons: unknown[] = [];
+  let writes = 0;
+  const endless = oneByOne(1e9, () => 0, { cancelled: reasons, task: true });
+  const endlessPipe = pipeToBridge(endless.stream, "Response", {
+    write() {
+      writes++;
+      return undefined;
+    },
+    close() {},
+  });
+  while (writes < 10) await sleep(0);
+  await endlessPipe.cancel("gone");
+  await endlessPipe.done;
+  const after = writes;
+  await sleep(5);
+  assert.equal(reasons, ["gone"]);
+  assert.is(writes, after, "no write after the cancel");
 });
 
 test("directBody (Bun): every byte, once, in order, across batches, through Bun's consumers and a slow reader", async () => {

@@ -149,10 +149,11 @@ const HOLD_BYTES = 64 * 1024;
 /**
  * BRIDGE-BATCH: `stream` read in batches into `sink`, one chunk after the other; a write that returns a
  * promise keeps the rest of its batch (at most `stream`'s queue and `HOLD_BYTES` plus a chunk of a
- * synchronous pull() chain) until it settles. BRIDGE-ONE: when a wait gave one chunk (a source that produces one
- * per wake), the next waits are plain reads (BRIDGE-SYNC), until chunks are found queued. Ends as the pipe does: `stream`'s close closes the sink and
- * releases `stream`; its error rejects `done` with the same object; a bad chunk or a failing sink cancels
- * `stream` with that error and rejects `done` with it; the native side's cancel cancels `stream` at once.
+ * synchronous pull() chain) until it settles. BRIDGE-ONE: when a wait gave one chunk (a source that produces
+ * one per wake), the next waits are plain reads (BRIDGE-SYNC), until chunks are found queued. Ends as the pipe
+ * does: `stream`'s close closes the sink and releases `stream`; its error rejects `done` with the same object;
+ * a bad chunk or a failing sink cancels `stream` with that error and rejects `done` with it; the native side's
+ * cancel cancels `stream` at once.
  */
 function batchedBridge<T>(
   stream: ReadableStream<unknown>,

@@ -47,6 +47,12 @@ export const MADE_BODY_CASES: Readonly<Record<string, () => Promise<unknown[]>>>
     const request = new Request("http://127.0.0.1/", { method: "POST", body: t, duplex: "half" } as RequestInit);
     return [response.body === s, request.body === t, response.bodyUsed, request.bodyUsed];
   },
+  "the same own keys as the runtime's own (SLOT-PRIVATE: nothing of ours shows to reflection)": async () => {
+    const response = new Response(source());
+    const request = new Request("http://127.0.0.1/", { method: "POST", body: source(), duplex: "half" } as RequestInit);
+    await response.text();
+    return [Reflect.ownKeys(response).map(String), Reflect.ownKeys(request).map(String)];
+  },
   "read through body: the chunks, then bodyUsed, and text() and clone() refuse it": async () => {
     const response = new Response(source());
     const reader = response.body!.getReader();

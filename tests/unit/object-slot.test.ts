@@ -1,9 +1,10 @@
 /**
  * adapters/kit/object-slot.ts (SLOT-NOT-WEAKMAP): what the kit keeps with a Response, a shell or a bridge in
- * place of a WeakMap entry. It answers as a WeakMap would, is invisible to enumeration and copying (spread,
- * `Object.assign()`, `Object.keys()`, JSON, `for…in`), is not inherited by an object made with the owner as its
- * prototype, and keeps working for an object that cannot take a property (frozen, sealed, non-extensible) and for
- * the runtime's own objects (a native stream, a Response).
+ * place of a WeakMap entry. It answers as a WeakMap would, is invisible to enumeration, reflection and copying
+ * (spread, `Object.assign()`, `Object.keys()`, `Reflect.ownKeys()`, JSON, `for…in`; SLOT-PRIVATE), never runs a
+ * Proxy's trap, is not inherited by an object made with the owner as its prototype, and keeps working for an object
+ * that cannot take a property (frozen, sealed, non-extensible) and for the runtime's own objects (a native stream,
+ * a Response).
  *
  *   node tests/unit/object-slot.test.ts   deno run -A tests/unit/object-slot.test.ts   bun tests/unit/object-slot.test.ts
  */
@@ -54,6 +55,53 @@ test("invisible to enumeration and copying", () => {
   assert.equal(Object.getOwnPropertySymbols(structuredClone(owner)), []);
 });
 
+test("invisible to reflection (SLOT-PRIVATE): no key, no descriptor, the same keys as an object that never took it", () => {
+  const slot = new ObjectSlot<string>("reflected");
+  const owner = { visible: 1 };
+  const untouched = { visible: 1 };
+  slot.set(owner, "kept");
+  assert.equal(Reflect.ownKeys(owner), Reflect.ownKeys(untouched));
+  assert.equal(Object.getOwnPropertySymbols(owner), []);
+  assert.equal(Object.getOwnPropertyDescriptors(owner), Object.getOwnPropertyDescriptors(untouched));
+  const response = new Response("x");
+  const before = Reflect.ownKeys(response);
+  slot.set(response, "response");
+  assert.equal(Reflect.ownKeys(response), before);
+  assert.is(slot.get(response), "response");
+});
+
+test("runs no Proxy trap, on set, get or delete", () => {
+  const slot = new ObjectSlot<string>("trapped");
+  const trapped: string[] = [];
+  const handler: ProxyHandler<object> = {};
+  for (
+    const name of [
+      "getOwnPropertyDescriptor",
+      "defineProperty",
+      "has",
+      "get",
+      "set",
+      "isExtensible",
+      "preventExtensions",
+      "ownKeys",
+      "getPrototypeOf",
+    ] as const
+  ) {
+    (handler as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      trapped.push(name);
+      return (Reflect[name] as (...a: unknown[]) => unknown)(...args);
+    };
+  }
+  const proxy = new Proxy({}, handler);
+  assert.is(slot.get(proxy), undefined);
+  slot.set(proxy, "one");
+  slot.set(proxy, "two");
+  assert.is(slot.get(proxy), "two");
+  slot.delete(proxy);
+  assert.is(slot.get(proxy), undefined);
+  assert.equal(trapped, []);
+});
+
 test("not inherited through the prototype chain", () => {
   const slot = new ObjectSlot<number>("own only");
   const owner = {};
@@ -75,9 +123,9 @@ test("a Proxy of the owner is not the owner, as for a WeakMap", () => {
   slot.delete(proxy);
   assert.is(slot.get(proxy), undefined);
   assert.is(slot.get(owner), "owner's");
-  // the owner's property copied onto another object by reflection does not make it the owner
+  // everything reflection can copy off the owner does not make another object the owner
   const copy = {};
-  for (const key of Object.getOwnPropertySymbols(owner)) {
+  for (const key of Reflect.ownKeys(owner)) {
     Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(owner, key)!);
   }
   assert.is(slot.get(copy), undefined);

@@ -330,6 +330,7 @@ export function directBody(stream: ReadableStream<unknown>, context: string): gl
         coalesced?.flush();
         controller.close();
       },
+      keepsLock: nativeSink,
     }, asIs);
     // A native sink's reader never lets go of the body it read (served, uploaded, written, failed or cancelled): ours
     // stays locked as Bun's own stream does. Bun's other consumers let go (`Bun.readableStreamTo*`; body-owners.ts

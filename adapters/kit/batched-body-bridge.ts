@@ -139,6 +139,7 @@ function bridgeBody(
         ended = true;
         wake();
       },
+      keepsLock: true,
     });
     // The runtime's reader of a body never lets go of it: ours stays locked once the pipe is over, as a native
     // body read to its end, failed or cancelled stays locked.

@@ -39,6 +39,12 @@ export interface BridgeSink<T = Uint8Array> {
   write(chunk: T): Promise<void> | undefined;
   /** Our stream closed. */
   close(): void;
+  /**
+   * The runtime's consumer never lets go of the body it reads (a server's response, an upload): when our stream
+   * closes or errors, the batch loop locks it again at once with a reader of its own, as a native body read to its
+   * end stays locked (BRIDGE-KEEP-LOCK). Without it, ours is left released then.
+   */
+  readonly keepsLock?: boolean;
 }
 
 /** A running {@link pipeToBridge}. */
@@ -278,7 +284,11 @@ function batchedBridge<T>(
       }
     } finally {
       finished = true;
-      if (cancelled === undefined) batches.release();
+      if (cancelled === undefined) {
+        batches.release();
+        // BRIDGE-KEEP-LOCK: locked again in the same job, so nothing sees ours unlocked after its end.
+        if (sink.keepsLock === true && !stream.locked) stream.getReader();
+      }
     }
   };
   const done = run();

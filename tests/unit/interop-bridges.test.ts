@@ -608,6 +608,43 @@ async function readThroughBridge(
   return { ours: new WeakRef(ours), native };
 }
 
+test("batchedBody (BRIDGE-KEEP-LOCK): ours is locked from its end on, in the job its consumer sees it and after", async () => {
+  // A native body read to its end, or failed, stays locked; ours behind the bridge must not be let go in between.
+  const boom = new Error("boom");
+  for (const bridge of [batchedBody, batchedBodyParts]) {
+    for (const ending of ["close", "error"] as const) {
+      let n = 0;
+      const ours = new fuse.ReadableStream<Uint8Array>({
+        async pull(c) {
+          await null;
+          if (n++ < 3) c.enqueue(new Uint8Array([n]));
+          else if (ending === "close") c.close();
+          else c.error(boom);
+        },
+      });
+      const reader = bridge(ours, "Response").getReader();
+      const seen: boolean[] = [];
+      for (;;) {
+        let done: boolean;
+        try {
+          done = (await reader.read()).done === true;
+        } catch (error) {
+          assert.is(error, boom, "ours' error, by identity");
+          done = true;
+        }
+        seen.push(ours.locked);
+        if (done) break;
+      }
+      for (let i = 0; i < 4; i++) {
+        await null;
+        seen.push(ours.locked);
+      }
+      assert.ok(seen.every(Boolean), `${bridge.name}, ${ending}: ours.locked ${seen.join(",")}`);
+      assert.throws(() => ours.getReader(), TypeError);
+    }
+  }
+});
+
 test("batchedBody: a bridge read to its end keeps none of our stream (SLOT-NOT-WEAKMAP)", async () => {
   // A native body can outlive its read (held by a Response, or promoted by a minor GC): it must not keep our
   // stream's graph with it. Before the bridge let go of its claim at the first pull, the claim held ours.

@@ -142,7 +142,8 @@ function bridgeBody(
       keepsLock: true,
     });
     // The runtime's reader of a body never lets go of it: ours stays locked once the pipe is over, as a native
-    // body read to its end, failed or cancelled stays locked.
+    // body read to its end, failed or cancelled stays locked (a batch loop has locked it again already, keepsLock;
+    // this covers a pipe's end and a cancel).
     const keepLocked = (): void => {
       if (!stream.locked) stream.getReader();
     };

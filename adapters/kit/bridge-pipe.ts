@@ -157,7 +157,8 @@ const HOLD_BYTES = 64 * 1024;
  * promise keeps the rest of its batch (at most `stream`'s queue and `HOLD_BYTES` plus a chunk of a
  * synchronous pull() chain) until it settles. BRIDGE-ONE: when a wait gave one chunk (a source that produces
  * one per wake), the next waits are plain reads (BRIDGE-SYNC), until chunks are found queued. Ends as the pipe
- * does: `stream`'s close closes the sink and releases `stream`; its error rejects `done` with the same object;
+ * does: `stream`'s close closes the sink and releases `stream` (locks it again at once for a sink that `keepsLock`:
+ * BRIDGE-KEEP-LOCK); its error rejects `done` with the same object;
  * a bad chunk or a failing sink cancels `stream` with that error and rejects `done` with it; the native side's
  * cancel cancels `stream` at once.
  */

@@ -86,6 +86,11 @@ export interface BatchReader<T> {
    * itself (no reaction job in between), so a consumer that awaits it runs in the very next job.
    */
   readAs<R>(answer: BatchAnswer<R>): R | Promise<R>;
+  /**
+   * Adds `request` as the reader's next read request (ReadableStreamDefaultReaderRead): its chunk steps run inside
+   * the `enqueue()` that delivers the chunk, or at once for a queued one; a released reader runs its error steps with
+   * a TypeError. For a stream whose chunks come one per wake (BRIDGE-SYNC); ours only.
+   */
   readPush?(request: ReadRequest): void;
   /**
    * The chunks queued now, taken in one step as {@link BatchReader.read} takes them, or undefined when none is

@@ -88,6 +88,10 @@ function bodyUsed(this: object): unknown {
   return made.body.call(this) === made.native && readableStreamState(made.ours)?.disturbed === true;
 }
 
+/** The instances' own accessors (one descriptor each, shared: defineProperty only reads it). */
+const BODY: PropertyDescriptor = Object.freeze({ get: body, enumerable: false, configurable: true });
+const BODY_USED: PropertyDescriptor = Object.freeze({ get: bodyUsed, enumerable: false, configurable: true });
+
 /** See the module's documentation (the kit's `onBodyMade` hook). */
 export function ownBody(
   owner: object,
@@ -99,22 +103,26 @@ export function ownBody(
   const getBodyUsed = protoGetter(owner, "bodyUsed");
   if (getBody === undefined || getBodyUsed === undefined) return;
   madeBodies.set(owner, { ours, native, body: getBody, bodyUsed: getBodyUsed });
-  Object.defineProperty(owner, "body", { get: body, enumerable: false, configurable: true });
-  Object.defineProperty(owner, "bodyUsed", { get: bodyUsed, enumerable: false, configurable: true });
+  Object.defineProperty(owner, "body", BODY);
+  Object.defineProperty(owner, "bodyUsed", BODY_USED);
 }
 
 /**
- * Runs `call` (Bun's body method on `owner`) with the native stream in the state JavaScript left ours in
- * (see the module's documentation).
+ * Calls `original` (Bun's body method) on `owner` with `args`, the native stream of `made` (not pulled yet) in
+ * the state JavaScript left ours in (see the module's documentation).
  */
-function withBodyState(owner: unknown, method: string, call: () => unknown): unknown {
-  const made = currentMadeBody(owner);
-  if (made === undefined || isDirectBodyPulled(made.native)) return call();
+function withBodyState(
+  owner: unknown,
+  made: MadeBody,
+  method: string,
+  original: Method,
+  args: IArguments,
+): unknown {
   const state = readableStreamState(made.ours)!;
   if (state.locked) {
     const reader = made.native.getReader();
     try {
-      return call();
+      return original.apply(owner, args as unknown as unknown[]);
     } finally {
       reader.releaseLock();
     }
@@ -126,11 +134,11 @@ function withBodyState(owner: unknown, method: string, call: () => unknown): unk
     reader.releaseLock();
   } else if (method === "clone") {
     readDirectBodyByReads(made.native);
-    return call();
+    return original.apply(owner, args as unknown as unknown[]);
   } else if (method === "text" || method === "json") {
     readDirectBodyAsText(made.native);
   }
-  const result = call();
+  const result = original.apply(owner, args as unknown as unknown[]);
   // Bun leaves the stream of a body it read whole locked, as it is: ours too, once the bridge let it go.
   const keepLocked = (): void => {
     if (!made.ours.locked) made.ours.getReader();
@@ -150,8 +158,14 @@ export function patchBodyOwners(tx: PatchTransaction): void {
       const original = owner?.[method];
       if (owner === undefined || typeof original !== "function" || done.includes(original)) continue;
       done.push(original);
-      const wrapped = function (this: unknown, ...args: unknown[]): unknown {
-        return withBodyState(this, method, () => (original as Method).apply(this, args));
+      // Every body method call of the process comes through here: one with no made body (or one Bun has
+      // pulled already) goes straight on, with no closure or argument array.
+      const wrapped = function (this: unknown): unknown {
+        const made = currentMadeBody(this);
+        if (made === undefined || isDirectBodyPulled(made.native)) {
+          return (original as Method).apply(this, arguments as unknown as unknown[]);
+        }
+        return withBodyState(this, made, method, original as Method, arguments);
       };
       Object.defineProperty(wrapped, "name", { value: original.name });
       Object.defineProperty(wrapped, "length", { value: original.length });

@@ -515,12 +515,14 @@ export function patchBodyInit(
         const ours = args[0];
         if (args.length > 0 && isOurReadable(ours)) {
           native = toNativeBody(ours, "Response", bridge);
-          args = [native, ...args.slice(1)];
+          // The trap's own argument list (made for this call), handed on to Reflect.construct.
+          args[0] = native;
         }
-        const response = forBody(
-          args[0],
-          () => Reflect.construct(target, args, newTarget === proxy ? target : newTarget) as object,
-        );
+        const to = newTarget === proxy ? target : newTarget;
+        // No closure per Response without a hook (every `new Response()` of the process comes through here).
+        const response = around === undefined
+          ? Reflect.construct(target, args, to) as object
+          : around(args[0], () => Reflect.construct(target, args, to) as object);
         if (native !== undefined) {
           rememberBody(response, native);
           made?.(response, ours as api.ReadableStream<unknown>, native);
